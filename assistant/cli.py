@@ -1,0 +1,243 @@
+"""`ask`: paste an SGLang error trace or a server log, get the fix.
+
+    ask "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+    cat server.log | ask
+    ask --log server.log --json
+    ask ingest [--docs DIR]        build / update the index
+    ask ingest github OWNER/REPO   sync GitHub issues into the index
+    ask kb check                   validate the knowledge base
+    ask eval --cases evals/cases   score answers on held-out cases
+    ask serve                      the web UI on 127.0.0.1:7860
+    ask slack                      the Slack bot
+    ask feedback                   export stored thumbs up / down
+
+Exit codes: 0 answered, 3 no confident match (abstained), 2 usage error, 1 other error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from assistant.config import Settings
+from assistant.errors import AssistantError, UsageError
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_ABSTAIN = 0, 1, 2, 3
+SUBCOMMANDS = ("ingest", "kb", "eval", "serve", "slack", "feedback")
+
+
+def _common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kb-dir", type=Path, help="knowledge base folder (env ASK_KB_DIR)")
+    parser.add_argument("--index-dir", type=Path, help="index folder (env ASK_INDEX_DIR)")
+    parser.add_argument("--embed-model", help="embedding model name or path (env ASK_EMBED_MODEL)")
+
+
+def _settings(args) -> Settings:
+    s = Settings.from_env()
+    kb_dir = getattr(args, "kb_dir", None)
+    if kb_dir and not getattr(args, "index_dir", None) and not os.environ.get("ASK_INDEX_DIR"):
+        s = s.with_options(index_dir=kb_dir / "index")
+    return s.with_options(
+        kb_dir=kb_dir, index_dir=getattr(args, "index_dir", None),
+        embed_model=getattr(args, "embed_model", None), endpoint=getattr(args, "endpoint", None),
+        model=getattr(args, "model", None), api_key=getattr(args, "api_key", None),
+        top_k=getattr(args, "top_k", None), timeout=getattr(args, "timeout", None),
+    )
+
+
+def query_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ask", description=__doc__.split("\n\n")[0],
+        epilog="\n".join(__doc__.split("\n\n")[1:]), formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("text", nargs="*", help="the error text (or pipe it on stdin)")
+    parser.add_argument("--log", type=Path, metavar="FILE", help="a whole server log to triage")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--no-llm", action="store_true", help="answer from the KB alone (env ASK_NO_LLM=1)")
+    parser.add_argument("--endpoint", help="SGLang OpenAI-compatible base URL (env ASK_ENDPOINT, "
+                                           "default http://127.0.0.1:30000/v1)")
+    parser.add_argument("--model", help="model name on the endpoint (env ASK_MODEL; default: from /v1/models)")
+    parser.add_argument("--api-key", help="the endpoint's --api-key (env ASK_API_KEY)")
+    parser.add_argument("--timeout", type=float, help="seconds per LLM request (env ASK_TIMEOUT)")
+    parser.add_argument("--top-k", type=int, help="matches to show (env ASK_TOP_K)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    _common_options(parser)
+    return parser
+
+
+def _read_query_input(args) -> tuple[str, object]:
+    """('text', str) or ('lines', iterable) — never reads a file whole."""
+    from assistant.pipeline import lines_from_bytes
+
+    if args.log:
+        if args.text:
+            raise UsageError("give either TEXT or --log FILE, not both")
+        if not args.log.is_file():
+            raise UsageError(f"--log {args.log}: no such file")
+        return "file", args.log
+    if args.text:
+        return "text", " ".join(args.text)
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("no input: run `ask \"<error text>\"`, `cat server.log | ask`, or `ask --log FILE`")
+    return "lines", lines_from_bytes(sys.stdin.buffer)
+
+
+def _make_llm(settings: Settings, stderr):
+    if not settings.use_llm:
+        return None
+    from assistant.llm import SGLangClient
+
+    client = SGLangClient.from_settings(settings)
+    if not client.available():
+        return None
+    return client
+
+
+def _erase_preview(text: str, stream) -> None:
+    """Clear the streamed (already verified) preview from the terminal, so the answer is not
+    shown twice; rows count wrapped lines and double-width CJK characters."""
+    import shutil
+    import unicodedata
+
+    width = max(20, shutil.get_terminal_size().columns)
+    rows = sum(max(1, -(-sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+                        // width)) for line in text.split("\n"))
+    stream.write(f"\x1b[{rows - 1}F\x1b[J" if rows > 1 else "\r\x1b[J")
+    stream.flush()
+
+
+def run_query(argv: list[str]) -> int:
+    parser = query_parser()
+    args = parser.parse_args(argv)
+    settings = _settings(args)
+    if args.no_llm:
+        settings = settings.with_options(use_llm=False)
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not args.json)
+    kind, payload = _read_query_input(args)
+    from assistant.pipeline import Assistant, lines_from_text
+    from assistant.render import render_text
+    from assistant.trace import analyze_lines
+
+    lines = lines_from_text(payload) if kind == "text" else payload
+    if kind == "file":
+        from assistant.pipeline import lines_from_bytes
+
+        with open(payload, "rb") as handle:
+            analysis = analyze_lines(lines_from_bytes(handle))
+    else:
+        analysis = analyze_lines(lines)
+    if analysis.total_lines == 0 or not any(analysis.masked_lines):
+        raise UsageError("the input is empty: paste an error trace or pass a log with --log FILE")
+
+    assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr))
+    llm = _make_llm(settings, sys.stderr)
+    note = None
+    if settings.use_llm and llm is None and (args.endpoint or os.environ.get("ASK_ENDPOINT") or args.model):
+        note = f"no SGLang endpoint answering at {settings.endpoint}; answering from the KB alone"
+    assistant.llm = llm
+    streamed = []
+
+    def on_token(token: str) -> None:
+        if not args.json:
+            streamed.append(token)
+            sys.stderr.write(token)
+            sys.stderr.flush()
+
+    answer = assistant.answer(analysis, on_token=on_token if llm else None)
+    if note and not answer.note:
+        answer.note = note
+    if streamed and sys.stderr.isatty() and sys.stdout.isatty() and not args.json:
+        _erase_preview("".join(streamed), sys.stderr)   # the full answer below replaces it
+    elif streamed:
+        sys.stderr.write("\n\n")
+    if args.json:
+        print(json.dumps(answer.to_json(), ensure_ascii=False, indent=1))
+    else:
+        print(render_text(answer, color=color))
+    return EXIT_ABSTAIN if answer.abstained else EXIT_OK
+
+
+def run_kb(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="ask kb", description="Knowledge-base tools.")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    check = sub.add_parser("check", help="validate every entry (schema, ids, sources, flags)")
+    _common_options(check)
+    args = parser.parse_args(argv)
+    settings = _settings(args)
+    from assistant.flags import FlagRegistry
+    from assistant.kb import check_entries
+
+    report = check_entries(settings.entries_dir, FlagRegistry.load())
+    for error in report.errors:
+        print(error, file=sys.stderr)
+    status = "FAILED" if report.errors else "ok"
+    print(f"kb check: {len(report.entries)} entries valid, {len(report.errors)} problems: {status}")
+    return EXIT_OK if report.ok else EXIT_ERROR
+
+
+def run_ingest(argv: list[str]) -> int:
+    from ingest.cli import main
+
+    parser = argparse.ArgumentParser(add_help=False)
+    _common_options(parser)
+    args, rest = parser.parse_known_args(argv)
+    return main(rest, _settings(args))
+
+
+def run_eval(argv: list[str]) -> int:
+    from evals.run import main
+
+    return main(argv)
+
+
+def run_serve(argv: list[str]) -> int:
+    from ui.web import main
+
+    return main(argv)
+
+
+def run_slack(argv: list[str]) -> int:
+    from ui.slack import main
+
+    return main(argv)
+
+
+def run_feedback(argv: list[str]) -> int:
+    from assistant.feedback import main
+
+    return main(argv, Settings.from_env())
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    handlers = {"ingest": run_ingest, "kb": run_kb, "eval": run_eval, "serve": run_serve,
+                "slack": run_slack, "feedback": run_feedback}
+    debug = os.environ.get("ASK_DEBUG", "").lower() in ("1", "true", "yes")
+    try:
+        if argv and argv[0] in handlers:
+            return handlers[argv[0]](argv[1:])
+        return run_query(argv)
+    except UsageError as exc:
+        print(f"ask: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except AssistantError as exc:
+        if debug:
+            raise
+        print(f"ask: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - last line of defence: one line, no traceback
+        if debug:
+            raise
+        print(f"ask: unexpected error ({type(exc).__name__}: {exc}); rerun with ASK_DEBUG=1 for the "
+              "traceback", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

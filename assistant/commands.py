@@ -1,0 +1,106 @@
+"""Find the SGLang flags and env vars that a piece of text recommends or a command uses.
+
+A `--flag` belongs to SGLang only where SGLang would parse it: after `sglang.launch_server`,
+`sglang serve` or `sglang.compile_deep_gemm` in a command, in a code span that is just flags
+(`--tp-size 8`), or in prose not attached to another program (`docker run --shm-size` is
+Docker's). `SGLANG_*` / `SGL_*` names are SGLang's wherever they appear.
+"""
+
+from __future__ import annotations
+
+import re
+
+FLAG_RE = re.compile(r"(?<![\w/.=-])--[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
+ENV_RE = re.compile(r"\b(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]\b")
+CODE_SPAN_RE = re.compile(r"```[^\n]*\n(.*?)```|`([^`\n]+)`", re.S)
+SGLANG_MARKER_RE = re.compile(
+    r"sglang\.launch_server|launch_server\.py|\bsglang\s+serve\b|sglang\.compile_deep_gemm"
+)
+ROUTER_MARKER_RE = re.compile(r"sglang_router|launch_router|sgl-router|sgl_router|model_gateway")
+# Programs whose own flags commonly appear in fixes; a flag after one of them is not SGLang's.
+EXTERNAL_PROGRAMS = (
+    "docker", "podman", "nerdctl", "pip", "pip3", "uv", "conda", "apt", "apt-get", "yum", "dnf",
+    "nvidia-smi", "rocm-smi", "amd-smi", "npu-smi", "mthreads-gmi", "kubectl", "helm", "curl",
+    "wget", "ss", "lsof", "netstat", "fuser", "kill", "pkill", "ps", "grep", "nvcc", "torchrun",
+    "mpirun", "git", "rm", "ulimit", "numactl", "modprobe", "ip", "py-spy", "vllm", "ray",
+    "huggingface-cli", "hf", "transfer_engine_bench", "all_reduce_perf", "ibv_devinfo", "gh",
+    "systemctl", "journalctl", "sysctl", "cmake", "make", "torch.distributed.run",
+)
+_EXTERNAL_RE = re.compile(
+    r"(?<![\w-])(?:" + "|".join(re.escape(p) for p in EXTERNAL_PROGRAMS) + r")(?![\w-])"
+)
+
+
+def _flags_in_command(command: str) -> list[str]:
+    """SGLang flags in one shell command (possibly several joined by && ; | or newlines)."""
+    found: list[str] = []
+    for simple in re.split(r"&&|\|\||[;|\n]", command.replace("\\\n", " ")):
+        simple = simple.strip()
+        if not simple or ROUTER_MARKER_RE.search(simple):
+            continue
+        marker = SGLANG_MARKER_RE.search(simple)
+        if marker:
+            found += FLAG_RE.findall(simple[marker.end():])
+        elif simple.startswith("--"):
+            found += FLAG_RE.findall(simple)
+    return found
+
+
+def _flags_in_prose(text: str) -> list[str]:
+    found: list[str] = []
+    for line in text.splitlines():
+        for match in FLAG_RE.finditer(line):
+            before = line[: match.start()]
+            external = list(_EXTERNAL_RE.finditer(before))
+            sglang = list(SGLANG_MARKER_RE.finditer(before))
+            router = list(ROUTER_MARKER_RE.finditer(before))
+            last_other = max([m.end() for m in external + router], default=-1)
+            last_sglang = max([m.end() for m in sglang], default=-1)
+            if last_other > last_sglang and match.start() - last_other < 120:
+                continue
+            found.append(match.group(0))
+    return found
+
+
+def sglang_names(*texts: str) -> list[str]:
+    """Unique SGLang flags and env var names, in order of appearance, across texts.
+
+    Fenced blocks and `code spans` are read as commands; the rest as prose."""
+    names: list[str] = []
+    for text in texts:
+        if not text:
+            continue
+        prose_parts, last = [], 0
+        for match in CODE_SPAN_RE.finditer(text):
+            prose_parts.append(text[last: match.start()])
+            names += _flags_in_command(match.group(1) or match.group(2))
+            last = match.end()
+        prose_parts.append(text[last:])
+        prose = " ".join(prose_parts)
+        if "`" not in text and SGLANG_MARKER_RE.search(text):
+            names += _flags_in_command(text)  # a bare command, e.g. an entry's `commands` item
+        else:
+            names += _flags_in_prose(prose)
+        names += ENV_RE.findall(text)
+    return list(dict.fromkeys(names))
+
+
+def launch_command_flags(command: str) -> list[tuple[str, str | None]]:
+    """(flag, value) pairs of an SGLang launch command, in order."""
+    marker = SGLANG_MARKER_RE.search(command)
+    if not marker:
+        return []
+    tokens = command[marker.end():].replace("\\\n", " ").split()
+    pairs: list[tuple[str, str | None]] = []
+    for i, token in enumerate(tokens):
+        if token in ("|", "&&", ";", "2>&1", ">", ">>"):
+            break
+        if FLAG_RE.fullmatch(token.split("=", 1)[0]):
+            if "=" in token:
+                flag, value = token.split("=", 1)
+            else:
+                flag = token
+                nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+                value = nxt if nxt is not None and not nxt.startswith("--") else None
+            pairs.append((flag, value))
+    return pairs

@@ -1,0 +1,56 @@
+"""Settings, read once at entry points from ASK_* environment variables (CLI options override)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+REPO_KB = Path(__file__).resolve().parent.parent / "kb"
+
+
+@dataclass(frozen=True)
+class Settings:
+    kb_dir: Path = REPO_KB                      # ASK_KB_DIR: holds entries/ and docs/
+    index_dir: Path = REPO_KB / "index"         # ASK_INDEX_DIR
+    embed_model: str = "all-MiniLM-L6-v2"       # ASK_EMBED_MODEL: name or local path
+    endpoint: str = "http://127.0.0.1:30000/v1" # ASK_ENDPOINT: SGLang's OpenAI-compatible API
+    model: str | None = None                    # ASK_MODEL: default = first of /v1/models
+    api_key: str | None = None                  # ASK_API_KEY: SGLang's --api-key, if set
+    use_llm: bool = True                        # ASK_NO_LLM=1 turns the endpoint off
+    timeout: float = 60.0                       # ASK_TIMEOUT: seconds per LLM request
+    top_k: int = 3                              # ASK_TOP_K: matches shown
+    feedback_db: Path = Path.home() / ".local" / "share" / "sglang-ask" / "feedback.sqlite3"  # ASK_FEEDBACK_DB
+    debug: bool = False                         # ASK_DEBUG=1: show tracebacks
+
+    @property
+    def entries_dir(self) -> Path:
+        return self.kb_dir / "entries"
+
+    @property
+    def docs_dir(self) -> Path:
+        return self.kb_dir / "docs"
+
+    @classmethod
+    def from_env(cls, environ: dict | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        s = cls()
+        kb_dir = Path(env["ASK_KB_DIR"]).expanduser() if env.get("ASK_KB_DIR") else s.kb_dir
+        truthy = ("1", "true", "yes", "on")
+        return replace(
+            s,
+            kb_dir=kb_dir,
+            index_dir=Path(env["ASK_INDEX_DIR"]).expanduser() if env.get("ASK_INDEX_DIR") else kb_dir / "index",
+            embed_model=env.get("ASK_EMBED_MODEL") or s.embed_model,
+            endpoint=env.get("ASK_ENDPOINT") or s.endpoint,
+            model=env.get("ASK_MODEL") or None,
+            api_key=env.get("ASK_API_KEY") or None,
+            use_llm=env.get("ASK_NO_LLM", "").lower() not in truthy,
+            timeout=float(env.get("ASK_TIMEOUT") or s.timeout),
+            top_k=int(env.get("ASK_TOP_K") or s.top_k),
+            feedback_db=Path(env["ASK_FEEDBACK_DB"]).expanduser() if env.get("ASK_FEEDBACK_DB") else s.feedback_db,
+            debug=env.get("ASK_DEBUG", "").lower() in truthy,
+        )
+
+    def with_options(self, **changes) -> Settings:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})

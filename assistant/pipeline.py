@@ -1,0 +1,123 @@
+"""The Assistant: one object every surface (CLI, web UI, Slack, evals) calls.
+
+input lines -> trace analysis -> hybrid retrieval -> extractive answer -> (optional) LLM answer,
+verified against the retrieved sources and the flag registry before it is shown.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from assistant.answer import Answer, compose_extractive
+from assistant.config import Settings
+from assistant.errors import UsageError
+from assistant.render import render_text
+from assistant.retrieve import Retrieval, Retriever
+from assistant.trace import Analysis, analyze_lines
+
+MAX_PASTE_CHARS = 2_000_000   # a paste (UI, Slack, argument) larger than this is refused
+BINARY_SAMPLE = 8192
+
+
+def looks_binary(sample: bytes) -> bool:
+    if not sample:
+        return False
+    if b"\0" in sample:
+        return True
+    text = sample.decode("utf-8", errors="replace")
+    bad = sum(1 for ch in text if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\n\r\t\x1b"))
+    return bad / max(1, len(text)) > 0.10
+
+
+def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000) -> Iterable[str]:
+    """Decode a byte stream line by line (invalid UTF-8 replaced), refusing binary data.
+
+    Reads at most `max_line` bytes per line, so memory stays bounded on any input."""
+    sample = stream.peek(BINARY_SAMPLE)[:BINARY_SAMPLE] if hasattr(stream, "peek") else b""
+    if looks_binary(sample):
+        raise UsageError("the input looks like binary data, not a log: paste the text of the error "
+                         "or pass a text log with --log FILE")
+    while True:
+        raw = stream.readline(max_line)
+        if not raw:
+            return
+        yield raw.decode("utf-8", errors="replace")
+
+
+def lines_from_text(text: str) -> list[str]:
+    if not text or not text.strip():
+        raise UsageError("the input is empty: paste an error trace or pass a log with --log FILE")
+    if len(text) > MAX_PASTE_CHARS:
+        raise UsageError(f"the paste is {len(text) // 1_000_000} MB, more than "
+                         f"{MAX_PASTE_CHARS // 1_000_000} MB: pass the log file with --log FILE")
+    sample = text[:BINARY_SAMPLE]
+    bad = sum(1 for ch in sample if ch == "\ufffd" or ch == "\0" or (ord(ch) < 32 and ch not in "\n\r\t\x1b"))
+    if bad / max(1, len(sample)) > 0.10:
+        raise UsageError("the input looks like binary data, not a log: paste the text of the error")
+    return text.splitlines()
+
+
+class Assistant:
+    def __init__(self, retriever: Retriever, registry=None, settings: Settings | None = None, llm=None):
+        self.retriever = retriever
+        self.registry = registry
+        self.settings = settings or Settings()
+        self.llm = llm
+
+    @classmethod
+    def from_settings(cls, settings: Settings, progress: Callable[[str], None] | None = None,
+                      build_if_missing: bool = True, llm=None) -> Assistant:
+        from assistant.embed import query_encoder
+        from assistant.errors import IndexMissing
+        from assistant.flags import FlagRegistry
+        from assistant.index import Index
+
+        try:
+            index = Index.load(settings.index_dir, settings.embed_model)
+        except IndexMissing:
+            if not build_if_missing:
+                raise
+            if progress:
+                progress(f"No index at {settings.index_dir}; building it from {settings.kb_dir} (once)...")
+            from ingest.cli import ingest_kb
+
+            ingest_kb(settings, progress=True)
+            index = Index.load(settings.index_dir, settings.embed_model)
+        encoder = query_encoder(settings.index_dir, settings.embed_model)
+        return cls(Retriever(index, encoder), FlagRegistry.load(), settings, llm)
+
+    def retrieve(self, lines: Iterable[str] | Analysis, k: int | None = None, mode: str = "hybrid",
+                 use_trace: bool = True) -> Retrieval:
+        analysis = lines if isinstance(lines, Analysis) else analyze_lines(lines)
+        return self.retriever.search(analysis, k=max(k or 0, self.settings.top_k, 5), mode=mode,
+                                     use_trace=use_trace)
+
+    def answer(self, source: str | Iterable[str] | Analysis, history: list[dict] | None = None,
+               use_llm: bool | None = None, on_token: Callable[[str], None] | None = None) -> Answer:
+        """Answer a paste (str), a stream of log lines, or an analysis."""
+        if isinstance(source, str):
+            source = lines_from_text(source)
+        retrieval = self.retrieve(source)
+        answer = compose_extractive(retrieval, self.registry, self.settings.top_k)
+        want_llm = self.settings.use_llm if use_llm is None else use_llm
+        if want_llm and self.llm is not None:
+            from assistant.llm_answer import answer_with_llm
+
+            answer = answer_with_llm(self.llm, retrieval, answer, self.registry, self.retriever.index,
+                                     history=history, on_token=on_token)
+        answer.text = render_text(answer)
+        return answer
+
+    def answer_file(self, path: Path, **kwargs) -> Answer:
+        try:
+            handle = open(path, "rb")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
+        with handle:
+            lines = lines_from_bytes(handle)
+            analysis = analyze_lines(lines)
+        if analysis.total_lines == 0:
+            raise UsageError(f"{path} is empty: pass the server log that contains the error")
+        return self.answer(analysis, **kwargs)

@@ -1,0 +1,86 @@
+"""Text normalisation shared by ingest and queries: masking what varies between reports, and
+identifier-aware tokens for the lexical index.
+
+Masking turns `Tried to allocate 2.63 GiB ... GPU 2` and `Tried to allocate 1.10 GiB ... GPU 0`
+into the same string, so signatures match across reports. Tokens keep identifiers whole
+(`cuda_fp8.h`, `KVTransferError`, `--tp-size`) and also emit their parts; Chinese runs become
+character bigrams (the CJK analyzer approach: no dictionary to load on the query path).
+"""
+
+from __future__ import annotations
+
+import re
+
+_MASKS = [
+    # order matters: the specific shapes before the generic number
+    (re.compile(r"\x1b\[[0-9;]*m"), ""),  # ANSI colours
+    (re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"), "<ts>"),
+    (re.compile(r"\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\b"), "<ts>"),  # glog prefix
+    (re.compile(r"\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<ts>"),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
+    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"), "<ip>"),
+    (re.compile(r"\[?\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b\]?"), "<ip>"),
+    (re.compile(r"\blocalhost:\d+\b"), "localhost:<port>"),
+    (re.compile(r"(?:/[\w.+@-]+){2,}/"), "<path>/"),  # directories; keep the file name
+    (re.compile(r"\b[0-9a-f]{16,}\b"), "<hex>"),
+    (re.compile(r"\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes|GB|MB)\b", re.I), "<size>"),
+    (re.compile(r"\b(?:TP|DP|PP|EP|CP|rank|RANK)[ =:]?\d+\b"), lambda m: re.sub(r"\d+", "<n>", m.group(0))),
+    (re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])"), "<n>"),
+]
+
+
+def mask(line: str) -> str:
+    """Replace what varies between two reports of the same error with placeholders."""
+    for pattern, repl in _MASKS:
+        line = pattern.sub(repl, line)
+    return " ".join(line.split())
+
+
+_WORD_RE = re.compile(
+    r"--?[A-Za-z0-9][\w-]*"                      # CLI flags stay whole
+    r"|[A-Za-z_]\w*(?:[.:][A-Za-z0-9_]+)*"       # identifiers, dotted names, file names
+    r"|[\u3400-\u9fff\uf900-\ufaff]+"             # runs of CJK characters
+)
+_SPLIT_RE = re.compile(r"[._:\-]+")
+_CAMEL_RE = re.compile(r"[A-Z]+\d*(?=[A-Z][a-z])|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
+STOPWORDS = frozenset(
+    "a an and are as at be but by for from has have i if in into is it its my of on or our so "
+    "that the their then there these this to was we were what when which while will with you "
+    "your how why can could does do did not no yes any get got after before also just here "
+    "please help thanks hi hello".split()
+)
+
+
+def _cjk_bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i: i + 2] for i in range(len(run) - 1)]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lexical tokens: whole identifiers plus their parts, lower-cased; CJK as bigrams."""
+    tokens: list[str] = []
+    for raw in _WORD_RE.finditer(text):
+        word = raw.group(0)
+        if "\u3400" <= word[0] <= "\ufaff":
+            tokens += _cjk_bigrams(word)
+            continue
+        if word.startswith("-") and not word.startswith("--"):
+            word = word[1:]
+        lower = word.lower()
+        if lower.isdigit() or len(lower) < 2 or lower in STOPWORDS:
+            continue
+        tokens.append(lower)
+        parts = [p for p in _SPLIT_RE.split(word.lstrip("-")) if p]
+        sub: list[str] = []
+        for part in parts:
+            pieces = _CAMEL_RE.findall(part) if not part.isupper() else [part]
+            sub += pieces if len(pieces) > 1 else [part]
+        if len(sub) > 1 or (sub and sub[0].lower() != lower):
+            tokens += [s.lower() for s in sub if len(s) > 1 and not s.isdigit()
+                       and s.lower() not in STOPWORDS]
+    return tokens
+
+
+def has_cjk(text: str) -> bool:
+    return re.search(r"[\u3400-\u9fff]", text) is not None

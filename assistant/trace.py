@@ -1,0 +1,387 @@
+"""Trace analysis: find the error that matters in a pasted trace or a whole server log, and read
+what the user is running (SGLang / torch / CUDA / flashinfer versions, GPU, launch flags).
+
+Works on a stream of lines with bounded memory, so a 50 MB log is triaged rather than embedded:
+the same traceback printed by 8 ranks counts once, consequence lines ("terminated with -3") never
+outrank the root error, and only a bounded set of distinct interesting lines is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from assistant.commands import SGLANG_MARKER_RE, launch_command_flags
+from assistant.text import mask
+
+MAX_LINE = 2000          # characters kept of one line
+MAX_TEMPLATES = 4000     # distinct masked lines remembered for signature matching
+MAX_ERRORS = 60          # distinct error lines kept
+TAIL_LINES = 40          # the last lines of a log (a hang shows there)
+
+_PREFIX_RE = re.compile(
+    r"^\s*(?:\[[^\]]{0,80}\]\s*)+"                     # [2025-10-15 10:47:27 TP0] prefixes
+    r"|^\s*\d{4}-\d{2}-\d{2}[T ][\d:.,]+\s+(?:\w+\s+)?"  # 2025-10-15 10:45:11  INFO
+    r"|^\s*[IWEF]\d{4} [\d:.]+\s+\d+\s+"                # glog
+    r"|^\s*(?:\(\w+ pid=\d+[^)]*\)\s*)"                 # ray-style (Worker pid=123)
+)
+EXCEPTION_RE = re.compile(
+    r"^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed|Failure|Fault|Timeout)\b"
+    r"(?:\(.*\))?(?::|$)"
+)
+FATAL_RE = re.compile(
+    r"fatal error|Fatal Python error|Segmentation fault|signal 11|core dumped|CUDA error|"
+    r"NCCL error|out of memory|OutOfMemory|unrecognized arguments|error:|Error:|ERROR|"
+    r"[Tt]imed? ?out|Timeout|not supported|No such file|cannot open shared object|"
+    r"undefined symbol|[Ff]ailed to|failed\b|Health check failed|is not alive|Connection refused|"
+    r"Connection closed|Address already in use|[Aa]ssertion|illegal memory access|"
+    r"no kernel image|not enough memory|Not enough memory|Please install|"
+    r"hipError|HSA_STATUS_ERROR|musa failed|mtshmem|No Device found|Bootstrap:|is not divisible|"
+    r"not aligned|is deprecated|could be dead|might be dead|is longer than|exceeds|Traceback|"
+    r"already in use|\bfail(?:s|ed|ing|ure)?\b|\bcrash|\bhangs?\b|\bstuck\b|\bOOM\b|报错|失败|错误|卡住|崩溃|超时",
+)
+CONSEQUENCE_RE = re.compile(
+    r"terminated with -?\d+|Received sigquit|sigquit from a child|Child process unexpectedly|"
+    r"scheduler is dead|exit code|Killed process|KeyboardInterrupt|Shutting down|"
+    r"Exception in thread|Traceback \(most recent call last\)|During handling of the above|"
+    r"The above exception was the direct cause|^Possible solutions:|^\d\. (?:set|disable) ",
+    re.I,
+)
+WARNING_RE = re.compile(r"\bWARN(?:ING)?\b|\bwarn\b|UserWarning")
+FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+, in (\S+)')
+INFO_HINT_RE = re.compile(
+    r"Waiting for \d+ workers|Init torch distributed begin|Load weight begin|KV Cache is allocated|"
+    r"Capture cuda graph begin|Entering DeepGEMM|Prefill batch|Decode batch|server is fired up|"
+    r"KV cache pool is full|Performance is NOT guaranteed|cache hit rate|#cached-token"
+)
+
+_VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+|\.dev\d+)?)"
+SGLANG_VERSION_RES = [
+    re.compile(r"\bsglang(?![-_](?:router|kernel))\s*(?:==|:|\s)\s*" + _VERSION + r"\b", re.I),
+    re.compile(r"\bsglang(?![-_](?:router|kernel))\s+version\s*:?\s*" + _VERSION, re.I),
+    re.compile(r"lmsysorg/sglang:v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.I),
+    re.compile(r"\bSGLang\s+v(\d+\.\d+\.\d+(?:\.post\d+)?)"),
+]
+TORCH_VERSION_RES = [re.compile(r"\b(?:torch|PyTorch)\s*(?:==|:|\s|version\s*:?\s*)\s*v?(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)", re.I)]
+CUDA_TOOLKIT_RES = [
+    re.compile(r"Cuda compilation tools, release (\d+\.\d+)"),
+    re.compile(r"\bNVCC\b[^\n]*?release (\d+\.\d+)"),
+    re.compile(r"\bCUDA(?:[ _]?(?:toolkit|runtime|Version|version))?\s*[:=]?\s*(\d{2}\.\d)\b"),
+    re.compile(r"/usr/local/cuda-(\d{2}\.\d)\b"),
+]
+TORCH_CUDA_RE = re.compile(r"\+cu(\d{2,3})\b")
+FLASHINFER_VERSION_RES = [re.compile(r"\bflashinfer(?:[-_]python)?\s*(?:==|:|\s|version\s*:?\s*)\s*" + _VERSION, re.I)]
+GPU_RE = re.compile(
+    r"\b(?:NVIDIA\s+|AMD\s+|Instinct\s+)*(?:GeForce\s+|Tesla\s+|Radeon\s+(?:PRO\s+)?)?"
+    r"(RTX\s?(?:PRO\s)?\d{4}(?:\s?Ti)?|GB\d{3}|[ABHL]\d{2,3}[A-Z]?(?:[- ](?:SXM\d?|PCIe|NVL)(?:\d-\d+GB)?)?(?:[- ]\d+GB)?|"
+    r"T4|V100(?:[- ]SXM\d)?(?:[- ]\d+GB)?|MI\d{3}[A-Z]?|W7900|RX\s?\d{4}\s?XT|R9700|MTT\s?S\d{3,4}|"
+    r"Ascend\s?\d{3}[A-Z]?\d?|Atlas\s?\d{3}[A-Z]?\d?)\b"
+)
+GPU_CONTEXT_RE = re.compile(r"GPU|NVIDIA|AMD|Instinct|Radeon|MTT|Ascend|Atlas|[×x]\s?\d|\d\s?[×x]|device|card|显卡|卡", re.I)
+# Another program's own log or stack trace: SGLang fixes do not apply unless a signature matches.
+OTHER_SOFTWARE_RE = re.compile(
+    r"\bvllm\b|\bvLLM\b|text-generation-launcher|\bTGI\b|llama\.cpp|llama-server|\bollama\b|"
+    r"tensorrt_llm|TensorRT-LLM|tritonserver|\bMindIE\b|\bDeepSpeed\b|\bjava\.lang\.|\bat com\.|"
+    r"\bnpm ERR|node_modules|webpack|\bpanic: |goroutine \d+|\bcargo\b|rustc|\bkeras\b|tensorflow|"
+    r"\bjax\b|\bcelery\b|\bdjango\b|\bpostgres|\bmysql\b|\bnginx\b|CrashLoopBackOff|ImagePullBackOff",
+    re.I)
+SGLANG_HINT_RE = re.compile(r"sglang|sgl[_-]kernel|launch_server|/srt/|\bSGLANG_|\bSGL_|\[TP\d+|\bTP\d+\]|"
+                            r"Scheduler hit an exception|DataParallelController|detokenizer", re.I)
+HARDWARE_HINTS = [
+    ("musa", re.compile(r"\bMUSA\b|mtgpu|\bMTT\b|\bmccl\b|mtshmem|mt_peermem|Moore Threads|摩尔线程", re.I)),
+    ("ascend", re.compile(r"\bAscend\b|\bNPU\b|npu-smi|\bCANN\b|昇腾", re.I)),
+    ("amd", re.compile(r"\bROCm\b|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi", re.I)),
+    ("nvidia", re.compile(r"\bNVIDIA\b|\bCUDA\b|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b", re.I)),
+]
+SERVER_ARGS_KEYS = (
+    "tp_size", "dp_size", "ep_size", "pp_size", "nnodes", "enable_dp_attention", "attention_backend",
+    "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "disaggregation_mode",
+    "disaggregation_transfer_backend", "quantization", "kv_cache_dtype", "enable_torch_compile",
+    "disable_cuda_graph", "moe_a2a_backend", "deepep_mode", "speculative_algorithm", "context_length",
+)
+
+
+@dataclass(frozen=True)
+class Environment:
+    sglang_version: str | None = None
+    torch_version: str | None = None
+    cuda_version: str | None = None
+    flashinfer_version: str | None = None
+    gpu: str | None = None
+    hardware: str | None = None  # nvidia / amd / musa / ascend
+    flags: tuple[str, ...] = ()  # "--tp 8", "--enable-dp-attention", as the user wrote them
+    launch_command: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"sglang_version": self.sglang_version, "torch_version": self.torch_version,
+                "cuda_version": self.cuda_version, "flashinfer_version": self.flashinfer_version,
+                "gpu": self.gpu, "hardware": self.hardware, "flags": list(self.flags),
+                "launch_command": self.launch_command}
+
+
+@dataclass(frozen=True)
+class ErrorLine:
+    text: str        # the line as the user has it, without timestamp prefixes
+    masked: str
+    line_no: int     # 1-based, first occurrence
+    count: int       # how many times it appeared (ranks, retries)
+    kind: str        # exception | fatal | warning | consequence
+
+
+@dataclass(frozen=True)
+class Analysis:
+    errors: tuple[ErrorLine, ...]   # the error that matters first
+    frames: tuple[str, ...]         # function names of the first traceback
+    question: str                   # the prose around the log (the user's question)
+    masked_lines: tuple[str, ...]   # distinct masked lines kept, for signature matching
+    environment: Environment
+    total_lines: int
+    collapsed_repeats: int          # lines dropped as repeats of an earlier one
+    other_software: tuple[str, ...] = ()  # e.g. ("vllm",): the paste comes from another program
+    mentions_sglang: bool = False
+    plain_lines: tuple[str, ...] = ()  # the first distinct non-error lines (a fallback query)
+
+    @property
+    def primary(self) -> ErrorLine | None:
+        return self.errors[0] if self.errors else None
+
+    def query_text(self, max_errors: int = 12) -> str:
+        """What retrieval sees: the question, the key error lines, the failing frames; the
+        distinct lines of the paste when nothing in it looks like an error."""
+        parts = [self.question] if self.question else []
+        parts += [e.text for e in self.errors[:max_errors]]
+        if not self.errors:
+            parts += list(self.plain_lines)
+        if self.frames:
+            parts.append(" ".join(self.frames))
+        return "\n".join(parts)
+
+
+def _strip_prefix(line: str) -> str:
+    return _PREFIX_RE.sub("", line, count=1).strip()
+
+
+def _classify(line: str) -> str | None:
+    if CONSEQUENCE_RE.search(line):
+        return "consequence"
+    if EXCEPTION_RE.match(line):
+        return "exception"
+    if FATAL_RE.search(line):
+        return "warning" if WARNING_RE.search(line) and "error" not in line.lower() else "fatal"
+    if WARNING_RE.search(line):
+        return "warning"
+    return None
+
+
+_PRIORITY = {"exception": 0, "fatal": 1, "warning": 2, "consequence": 3}
+
+
+@dataclass
+class _State:
+    templates: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, list] = field(default_factory=dict)  # masked -> [text, line_no, count, kind]
+    frames: list[str] = field(default_factory=list)
+    frames_done: bool = False
+    in_traceback: bool = False
+    prose: list[str] = field(default_factory=list)
+    tail: list[str] = field(default_factory=list)
+    plain: list[str] = field(default_factory=list)
+    env: dict = field(default_factory=dict)
+    launch: str | None = None
+    server_args: str | None = None
+    hardware_votes: dict[str, int] = field(default_factory=dict)
+    other_software: dict[str, int] = field(default_factory=dict)
+    mentions_sglang: bool = False
+    repeats: int = 0
+    total: int = 0
+    pending_command: str | None = None
+
+
+def _first(res, text):
+    for regex in res:
+        m = regex.search(text)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _read_environment(line: str, st: _State) -> None:
+    env = st.env
+    if "sglang" in line.lower() and "sglang_version" not in env:
+        v = _first(SGLANG_VERSION_RES, line)
+        if v:
+            env["sglang_version"] = v
+    low = line.lower()
+    if ("torch" in low) and "torch_version" not in env:
+        v = _first(TORCH_VERSION_RES, line)
+        if v and not v.startswith(("0.", "1.0")):
+            env["torch_version"] = v
+    if "cuda" in low or "nvcc" in low:
+        v = _first(CUDA_TOOLKIT_RES, line)
+        if v and ("cuda_version" not in env or "release" in line):
+            env["cuda_version"] = v
+    if "flashinfer" in low and "flashinfer_version" not in env:
+        v = _first(FLASHINFER_VERSION_RES, line)
+        if v:
+            env["flashinfer_version"] = v
+    if "gpu" not in env and GPU_CONTEXT_RE.search(line):
+        m = GPU_RE.search(line)
+        if m:
+            env["gpu"] = " ".join(m.group(1).split())
+    for name, regex in HARDWARE_HINTS:
+        if regex.search(line):
+            st.hardware_votes[name] = st.hardware_votes.get(name, 0) + 1
+            break
+    if not st.mentions_sglang and SGLANG_HINT_RE.search(line):
+        st.mentions_sglang = True
+    if len(st.other_software) < 8:
+        for m in OTHER_SOFTWARE_RE.finditer(line):
+            st.other_software[m.group(0).lower()] = 1
+    if "ServerArgs(" in line and st.server_args is None:
+        st.server_args = line[line.index("ServerArgs("):][:20000]
+
+
+def _finish_command(st: _State) -> None:
+    if st.pending_command and st.launch is None:
+        st.launch = st.pending_command
+    st.pending_command = None
+
+
+def _feed(raw: str, st: _State) -> None:
+    st.total += 1
+    line = raw.rstrip("\r\n")[:MAX_LINE]
+    if not line.strip():
+        return
+    if st.pending_command is not None:
+        st.pending_command += " " + line.strip().rstrip("\\").strip()
+        if not line.rstrip().endswith("\\"):
+            _finish_command(st)
+        return
+    _read_environment(line, st)
+    text = _strip_prefix(line)
+    if SGLANG_MARKER_RE.search(text) and st.launch is None and "--" in text + "--":
+        st.pending_command = text.rstrip("\\").strip()
+        if not line.rstrip().endswith("\\"):
+            _finish_command(st)
+    st.tail.append(text)
+    if len(st.tail) > TAIL_LINES:
+        st.tail.pop(0)
+    masked = mask(text)
+    if masked in st.templates:
+        st.templates[masked] += 1
+        st.repeats += 1
+        if masked in st.errors:
+            st.errors[masked][2] += 1
+        return
+    if len(st.templates) < MAX_TEMPLATES:
+        st.templates[masked] = 1
+    frame = FRAME_RE.match(text)
+    if text.startswith(("Traceback (most recent call last)", "During handling of the above",
+                        "The above exception was the direct cause")):
+        st.in_traceback = True
+        return
+    if frame:
+        if not st.frames_done:
+            st.frames.append(frame.group(2))
+        return
+    if not st.in_traceback and text == line.strip() and _looks_like_prose(text) \
+            and not EXCEPTION_RE.match(text):
+        st.prose.append(text)  # the user's own words, even when they say "fails" or 报错
+        return
+    kind = _classify(text)
+    if kind is None:
+        if len(st.plain) < 40:
+            st.plain.append(text)
+        return
+    if kind == "exception" and st.in_traceback:
+        st.in_traceback = False
+        if st.frames:
+            st.frames_done = True
+    if len(st.errors) < MAX_ERRORS or kind in ("exception", "fatal"):
+        if len(st.errors) >= MAX_ERRORS * 2:
+            return
+        st.errors[masked] = [text, st.total, 1, kind]
+
+
+_CONVERSATION_RE = re.compile(
+    r"\b(?:I|I'm|I've|we|we're|my|our|me|us|you|anyone|any idea|help|please|how|why|what|"
+    r"after|when I|tried|trying|getting|seems?|happens?|should|could|does|is there)\b|\?\s*$", re.I)
+
+
+def _looks_like_prose(text: str) -> bool:
+    """A line of the user's own words (their question, what they did), not of a log: Chinese
+    sentences, or English sentences that talk to someone."""
+    if re.search(r"[\u3400-\u9fff]", text):
+        return not re.search(r"^\S+(?:Error|Exception)\b", text)
+    words = text.split()
+    if len(words) < 5 or re.search(r"[=\[\]{}<>|\\]{2,}|^\s*(?:at |File \")", text):
+        return False
+    plain = sum(1 for w in words if re.fullmatch(r"[A-Za-z(][a-z'\-]*[,.;:?!)]?", w))
+    return plain / len(words) >= 0.6 and bool(_CONVERSATION_RE.search(text))
+
+
+def _server_args_flags(server_args: str) -> list[str]:
+    flags = []
+    for key in SERVER_ARGS_KEYS:
+        m = re.search(rf"\b{key}=([^,)]+)", server_args)
+        if not m:
+            continue
+        value = m.group(1).strip().strip("'\"")
+        if value in ("None", "False", "0", "") and key not in ("disable_cuda_graph",):
+            continue
+        if value == "False":
+            continue
+        flag = "--" + key.replace("_", "-")
+        flags.append(flag if value == "True" else f"{flag} {value}")
+    return flags
+
+
+def _environment(st: _State) -> Environment:
+    env = dict(st.env)
+    if "cuda_version" not in env and env.get("torch_version"):
+        m = TORCH_CUDA_RE.search(env["torch_version"])
+        if m:
+            digits = m.group(1)
+            env["cuda_version"] = f"{digits[:-1]}.{digits[-1]}"
+    flags: list[str] = []
+    if st.launch:
+        flags = [f if v is None else f"{f} {v}" for f, v in launch_command_flags(st.launch)]
+    elif st.server_args:
+        flags = _server_args_flags(st.server_args)
+    hardware = max(st.hardware_votes, key=st.hardware_votes.get) if st.hardware_votes else None
+    if env.get("gpu", "").startswith("MI"):
+        hardware = "amd"
+    return Environment(
+        sglang_version=env.get("sglang_version"), torch_version=env.get("torch_version"),
+        cuda_version=env.get("cuda_version"), flashinfer_version=env.get("flashinfer_version"),
+        gpu=env.get("gpu"), hardware=hardware, flags=tuple(flags), launch_command=st.launch,
+    )
+
+
+def analyze_lines(lines: Iterable[str]) -> Analysis:
+    """Triage a stream of lines (a pasted trace or a whole log) with bounded memory."""
+    st = _State()
+    for raw in lines:
+        _feed(raw, st)
+    _finish_command(st)
+    ordered = sorted(st.errors.items(), key=lambda kv: (_PRIORITY[kv[1][3]], kv[1][1]))
+    errors = tuple(ErrorLine(text=v[0], masked=k, line_no=v[1], count=v[2], kind=v[3])
+                   for k, v in ordered)
+    kept = list(st.templates) + [mask(t) for t in st.tail]
+    return Analysis(
+        errors=errors,
+        frames=tuple(dict.fromkeys(st.frames))[-12:],
+        question=" ".join(st.prose)[:2000],
+        masked_lines=tuple(dict.fromkeys(kept)),
+        plain_lines=tuple(st.plain),
+        other_software=tuple(st.other_software),
+        mentions_sglang=st.mentions_sglang,
+        environment=_environment(st),
+        total_lines=st.total,
+        collapsed_repeats=st.repeats,
+    )
+
+
+def analyze(text: str) -> Analysis:
+    return analyze_lines(text.splitlines())

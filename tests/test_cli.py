@@ -1,0 +1,155 @@
+"""`ask` as a user runs it: arguments, stdin, --log, --json, exit codes, bad input."""
+
+import json
+
+import pytest
+
+from tests.conftest import REPO, run_ask
+
+# The error messages of the three seed documents, as operators paste them.
+SEED_TRACES = {
+    "detokenizer-health-check-failed": "[2025-10-15 10:47:27] Health check failed. Server couldn't get a response "
+        "from detokenizer for last 20 seconds. tic start time: 10:47:07. last_heartbeat time: 09:44:42",
+    "router-worker-startup-timeout": "Router 显示 Timeout 600s waiting for workers [http://10.202.5.87:30000] to become healthy",
+    "musa-mtgpu-conf-missing": "decode节点启动报错\nmusa failed with an illegal memory access was encountered\n"
+        "Fatal Python error: Segmentation fault",
+    "triton-inductor-attrsdescriptor-mismatch": "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+        "TypeError: AttrsDescriptor.__init__() got an unexpected keyword argument 'divisible_by_16'\n"
+        "[2026-05-27 18:34:22] Scheduler or DataParallelController 1880936 terminated with -3",
+    "deepep-ibgda-init-failed": "decode 使用 --deepep-mode low_latency 报错\ninit failed for transport: IBGDA",
+    "musa-mccl-socket-ifname": "MCCL WARN Bootstrap: no socket interface found\nTransport NetSocket: connection failed",
+    "musa-mtshmem-host-hash": "服务日志显示 mtshmem failed to open shared memory slab，导致后面在执行到deep ep的时候dispatch报错",
+    "musa-gemv-autotune-privileged": "MUSA dense GEMV autotune profiler returned no GPU kernel time",
+    "dp-attention-long-context-oom": 'File "sglang/srt/models/deepseek_v2.py", line 1008, in _chunked_prefix_attn_mha\n'
+        "k = torch.empty(...)\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.63 GiB. GPU 2 has a "
+        "total capacity of 79.11 GiB of which 2.61 GiB is free.\n--dp 16 --enable-dp-attention",
+    "flashinfer-jit-missing-cuda-fp8-h": "RuntimeError: Error building extension 'batch_decode_...':\n"
+        "/flashinfer/data/include/flashinfer/utils.cuh:21:10: fatal error: cuda_fp8.h: No such file or directory",
+    "nccl-segfault-deepseek-multinode": "Caught signal 11 (Segmentation fault: address not mapped to object at "
+        "address 0x3)\nncclMemoryPoolAlloc<ncclProxyOp>() (utils.h:280)\n"
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer",
+    "pd-mismatched-tp-non-mla": "[TP0] Prefill transfer failed for request rank=0 req.rid='xxx' with exception "
+        "KVTransferError: Decode instance could be dead, remote mooncake session 172.17.0.2:16372 is not alive\n"
+        "[Decode] Decode transfer failed for request rank=0 with exception KVTransferError: Failed to get kvcache "
+        "from prefill instance, it might be dead\nPrefill TP=2, Decode TP=1, Qwen3-32B",
+    "tp-memory-capacity-unbalanced": "ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes.",
+    "port-already-in-use": "python3 -m sglang.launch_server --model-path /models/Qwen2-7B-Instruct --port 30000\n"
+        "OSError: [Errno 98] Address already in use",
+    "scheduler-sigquit-terminated": "[2026-05-27 18:34:22] Scheduler or DataParallelController 1880936 terminated with -3",
+}
+
+
+@pytest.mark.parametrize("expected", sorted(SEED_TRACES))
+def test_seed_error_messages_name_the_right_entry_first(kb_dir, expected):
+    result = run_ask("--json", SEED_TRACES[expected], kb=kb_dir)
+    assert result.returncode == 0, result.stderr.decode()
+    out = json.loads(result.stdout)
+    assert out["matches"][0]["id"] == expected
+    assert out["abstained"] is False
+    assert out["mode"] == "extractive"
+    assert set(out["answer"]) >= {"diagnosis", "fix", "warnings", "citations"}
+    assert out["answer"]["fix"] and out["answer"]["citations"]
+    assert set(out["detected"]) >= {"sglang_version", "torch_version", "cuda_version", "gpu", "flags"}
+    assert f"kb:{expected}" in out["answer"]["citations"]
+
+
+def test_stdin_and_log_file_and_plain_text(kb_dir, tmp_path):
+    sample = REPO / "kb" / "samples" / "flashinfer-cuda-fp8.log"
+    piped = run_ask(stdin=sample.read_bytes(), kb=kb_dir)
+    assert piped.returncode == 0, piped.stderr.decode()
+    text = piped.stdout.decode()
+    assert "flashinfer-jit-missing-cuda-fp8-h" in text
+    assert "Matched in your log:" in text and "cuda_fp8.h" in text
+    assert "SGLang 0.4.5" in text and "CUDA 11.7" in text and "--tp 2" in text
+    assert "Wrong advice" in text and "SGLANG_DISABLE_FP8" in text
+    from_file = run_ask("--log", str(sample), "--json", kb=kb_dir)
+    out = json.loads(from_file.stdout)
+    assert out["matches"][0]["id"] == "flashinfer-jit-missing-cuda-fp8-h"
+    assert out["detected"]["sglang_version"] == "0.4.5" and out["detected"]["cuda_version"] == "11.7"
+    assert "cuda_fp8.h" in " ".join(out["matches"][0]["evidence"])
+
+
+def test_version_specific_fix_for_the_users_version(kb_dir):
+    old = run_ask("--json", "sglang 0.5.6\nValueError: The memory capacity is unbalanced. Some GPUs may be "
+                  "occupied by other processes.", kb=kb_dir)
+    new = run_ask("--json", "sglang 0.5.9\nRuntimeError: The memory capacity is unbalanced. Some GPUs may be "
+                  "occupied by other processes.", kb=kb_dir)
+    old_fix = "\n".join(json.loads(old.stdout)["answer"]["fix"])
+    new_fix = "\n".join(json.loads(new.stdout)["answer"]["fix"])
+    assert "SGL_DISABLE_TP_MEMORY_INBALANCE_CHECK" in old_fix
+    assert "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK" not in old_fix
+    assert "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK=false" in new_fix
+    assert "--disable-memory-balance-check" not in old_fix + new_fix
+
+
+def test_users_own_flag_that_their_version_lacks_is_warned(kb_dir):
+    result = run_ask("--json", "sglang==0.5.9\npython3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 "
+                     "--tp 16 --enable-ep-moe\nlaunch_server.py: error: unrecognized arguments: --enable-ep-moe",
+                     kb=kb_dir)
+    out = json.loads(result.stdout)
+    assert out["matches"][0]["id"] == "cli-flag-unrecognized"
+    assert any("--enable-ep-moe" in w and "0.5.9" in w for w in out["answer"]["warnings"])
+    assert not any("--tp " in w for w in out["answer"]["warnings"])  # --tp is a valid abbreviation
+
+
+def test_no_match_abstains_with_what_to_collect(kb_dir):
+    result = run_ask("--json", "Exception in thread \"main\" java.lang.NullPointerException\n"
+                     "    at com.acme.billing.InvoiceService.total(InvoiceService.java:42)", kb=kb_dir)
+    assert result.returncode == 3
+    out = json.loads(result.stdout)
+    assert out["abstained"] is True
+    assert out["answer"]["fix"] == []
+    assert any("sglang.check_env" in s for s in out["next_steps"])
+    plain = run_ask("Exception in thread \"main\" java.lang.NullPointerException", kb=kb_dir)
+    assert plain.returncode == 3
+    assert b"No confident match" in plain.stdout and b"check_env" in plain.stdout
+
+
+@pytest.mark.parametrize("args, stdin", [((), b""), (("   ",), None), ((), b"\n\n  \n")])
+def test_empty_input_is_a_usage_error(kb_dir, args, stdin):
+    result = run_ask(*args, stdin=stdin if stdin is not None else b"", kb=kb_dir)
+    assert result.returncode == 2
+    assert b"empty" in result.stderr or b"no input" in result.stderr
+    assert b"Traceback" not in result.stderr
+
+
+def test_binary_and_invalid_utf8_input(kb_dir, tmp_path):
+    binary = run_ask(stdin=bytes(range(256)) * 64, kb=kb_dir)
+    assert binary.returncode == 2 and b"binary" in binary.stderr and b"Traceback" not in binary.stderr
+    latin1 = "RuntimeError: CUDART error: peer access is not supported between these two devices \xe9\xe8".encode("latin-1")
+    result = run_ask("--json", stdin=latin1, kb=kb_dir)
+    assert result.returncode == 0, result.stderr.decode()
+    assert json.loads(result.stdout)["matches"][0]["id"] == "custom-allreduce-p2p-unsupported"
+
+
+def test_missing_log_file_is_a_usage_error(kb_dir, tmp_path):
+    result = run_ask("--log", str(tmp_path / "nope.log"), kb=kb_dir)
+    assert result.returncode == 2 and b"no such file" in result.stderr
+
+
+def test_50mb_log_is_triaged_with_bounded_memory(kb_dir, tmp_path):
+    log = tmp_path / "huge.log"
+    filler = "".join(f"[2025-06-01 12:{i % 60:02d}:{i % 60:02d} TP{i % 8}] Decode batch. #running-req: {i % 97}, "
+                     f"#token: {i * 13 % 99991}, token usage: 0.{i % 97:02d}, gen throughput (token/s): {i % 500}.1\n"
+                     for i in range(4000))
+    with open(log, "w") as out:
+        while out.tell() < 25_000_000:
+            out.write(filler)
+        out.write("[2025-06-01 13:00:00 TP3] RuntimeError: CUDART error: peer access is not supported between these two devices\n")
+        while out.tell() < 50_000_000:
+            out.write(filler)
+    script = ("import resource, subprocess, sys, json; "
+              "p = subprocess.run([sys.executable, '-m', 'assistant.cli', '--json', '--log', sys.argv[1]], capture_output=True); "
+              "print(json.dumps({'rc': p.returncode, 'out': p.stdout.decode(), 'err': p.stderr.decode(), "
+              "'maxrss_kb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))")
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, ASK_KB_DIR=str(kb_dir), ASK_NO_LLM="1")
+    probe = subprocess.run([sys.executable, "-c", script, str(log)], capture_output=True, env=env, cwd=REPO, timeout=600)
+    report = json.loads(probe.stdout)
+    assert report["rc"] == 0, report["err"]
+    out = json.loads(report["out"])
+    assert out["matches"][0]["id"] == "custom-allreduce-p2p-unsupported"
+    assert report["maxrss_kb"] < 700_000  # the 50 MB log is streamed, never held whole

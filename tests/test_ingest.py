@@ -1,0 +1,142 @@
+"""Ingest: documents chunked with code blocks and tracebacks whole, incremental re-embedding,
+atomic swaps, and clear errors for corrupt or mismatched indexes."""
+
+import json
+import shutil
+
+import pytest
+
+from assistant.config import Settings
+from assistant.errors import IndexError_, IndexMismatch, IndexMissing
+from assistant.index import Index
+from ingest.build import build_index
+from ingest.cli import ingest_kb
+from ingest.documents import document_units, split_text
+from tests.conftest import REPO, run_ask
+
+TRACEBACK = """Traceback (most recent call last):
+  File "/sgl/python/sglang/srt/managers/scheduler.py", line 2100, in run_scheduler_process
+    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, dp_rank)
+  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 215, in __init__
+    self.init_memory_pool(min_per_gpu_memory)
+RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."""
+
+
+def test_tracebacks_and_code_blocks_are_never_cut():
+    text = ("Intro paragraph.\n\n" + "filler line\n" * 80 + "\n" + TRACEBACK + "\n\nMore prose.\n\n```bash\n"
+            + "echo step\n" * 120 + "```\n\nEnd.")
+    chunks = split_text(text, limit=400)
+    assert any(TRACEBACK in c for c in chunks)
+    fenced = [c for c in chunks if "```bash" in c]
+    assert len(fenced) == 1 and fenced[0].count("echo step") == 120
+
+
+def test_document_folders_markdown_text_html_chinese(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "oom.md").write_text("# 显存不足怎么办\n\n启动时报错:\n\n```\n" + TRACEBACK + "\n```\n\n调大 mem fraction。\n")
+    (docs / "notes.txt").write_text("Port clash notes\n\n" + TRACEBACK)
+    (docs / "page.html").write_text("<html><body><h1>NCCL hang</h1><p>Set GLOO_SOCKET_IFNAME.</p>"
+                                    "<pre>Init torch distributed begin.</pre><script>x()</script></body></html>")
+    (docs / "blob.bin.txt").write_bytes(b"\0\1\2binary")
+    units = {u.id: u for u in document_units(docs)}
+    assert set(units) == {"doc:oom.md", "doc:notes.txt", "doc:page.html"}
+    assert units["doc:oom.md"].title == "显存不足怎么办"
+    assert any(TRACEBACK in c for c in units["doc:oom.md"].chunks)
+    html = "\n".join(units["doc:page.html"].chunks)
+    assert "```" in html and "Init torch distributed begin." in html and "x()" not in html
+
+
+@pytest.fixture
+def small_kb(tmp_path):
+    root = tmp_path / "kb"
+    (root / "entries").mkdir(parents=True)
+    for name in ("flashinfer-jit-missing-cuda-fp8-h", "tp-memory-capacity-unbalanced", "libnuma-missing-sgl-kernel"):
+        shutil.copy(REPO / "kb" / "entries" / f"{name}.md", root / "entries")
+    return root
+
+
+def test_reingest_of_unchanged_content_embeds_nothing(small_kb):
+    settings = Settings.from_env({"ASK_KB_DIR": str(small_kb)})
+    first = ingest_kb(settings, progress=False)
+    assert first.embedded == first.chunks > 0
+    second = ingest_kb(settings, progress=False)
+    assert second.embedded == 0 and second.reused == first.chunks
+    manifest = json.loads((small_kb / "index" / "manifest.json").read_text())
+    assert manifest["format"] == 1 and manifest["dim"] == 384 and manifest["onnx"] is True
+    assert set(manifest["units"]) == {"flashinfer-jit-missing-cuda-fp8-h", "tp-memory-capacity-unbalanced",
+                                      "libnuma-missing-sgl-kernel"}
+    # one entry changes, one is removed: only the changed one is embedded again
+    entry = small_kb / "entries" / "libnuma-missing-sgl-kernel.md"
+    entry.write_text(entry.read_text().replace("cause: >", "cause: >\n  Extra sentence for the test.", 1))
+    (small_kb / "entries" / "tp-memory-capacity-unbalanced.md").unlink()
+    third = ingest_kb(settings, progress=False)
+    assert third.embedded == 1 and third.removed_units == 1
+    assert "tp-memory-capacity-unbalanced" not in Index.load(small_kb / "index").unit_by_id
+
+
+class _Interrupted(Exception):
+    pass
+
+
+class _DiesAfterFirstBatch:
+    """An encoder that is interrupted mid-build, like Ctrl-C during embedding."""
+
+    dim = 384
+
+    def encode(self, texts):
+        raise _Interrupted()
+
+
+def test_interrupted_build_leaves_the_previous_index_usable(small_kb):
+    settings = Settings.from_env({"ASK_KB_DIR": str(small_kb)})
+    ingest_kb(settings, progress=False)
+    before = (small_kb / "index" / "manifest.json").read_text()
+    from ingest import collect_units
+    from ingest.documents import Unit
+
+    units = collect_units(small_kb / "entries") + [Unit("new-unit", "doc", "New", ["brand new text"])]
+    with pytest.raises(_Interrupted):
+        build_index(small_kb / "index", units, settings.embed_model, progress=False, encoder=_DiesAfterFirstBatch())
+    assert (small_kb / "index" / "manifest.json").read_text() == before
+    assert len(Index.load(small_kb / "index").units) == 3
+    assert not [p for p in small_kb.iterdir() if ".tmp-" in p.name]
+
+
+def test_missing_corrupt_and_mismatched_index_errors(small_kb):
+    with pytest.raises(IndexMissing, match="ask ingest"):
+        Index.load(small_kb / "index")
+    ingest_kb(Settings.from_env({"ASK_KB_DIR": str(small_kb)}), progress=False)
+    with pytest.raises(IndexMismatch, match="ask ingest"):
+        Index.load(small_kb / "index", model="some/other-model")
+    manifest = json.loads((small_kb / "index" / "manifest.json").read_text())
+    (small_kb / "index" / "manifest.json").write_text(json.dumps(manifest | {"format": 99}))
+    with pytest.raises(IndexMismatch, match="format 99"):
+        Index.load(small_kb / "index")
+    (small_kb / "index" / "manifest.json").write_text(json.dumps(manifest))
+    (small_kb / "index" / "vectors.faiss").write_bytes(b"garbage")
+    with pytest.raises(IndexError_, match="corrupt"):
+        Index.load(small_kb / "index")
+    result = run_ask("--no-llm", "RuntimeError: Not enough memory.", kb=small_kb)
+    assert result.returncode == 1
+    err = result.stderr.decode()
+    assert "ask ingest" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_first_ask_without_an_index_builds_it(small_kb):
+    result = run_ask("--json", "ImportError: libnuma.so.1: cannot open shared object file", kb=small_kb)
+    assert result.returncode == 0, result.stderr.decode()
+    assert b"building it" in result.stderr
+    assert json.loads(result.stdout)["matches"][0]["id"] == "libnuma-missing-sgl-kernel"
+
+
+def test_onnx_query_vectors_match_sentence_transformers(small_kb):
+    from assistant.embed import OnnxQueryEncoder, SentenceTransformerEncoder
+
+    ingest_kb(Settings.from_env({"ASK_KB_DIR": str(small_kb)}), progress=False)
+    texts = ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.63 GiB",
+             "NCCL error: unhandled system error", "显存不足 启动失败", "x" * 3000]
+    fast = OnnxQueryEncoder(small_kb / "index").encode(texts)
+    reference = SentenceTransformerEncoder().encode(texts)
+    cosines = (fast * reference).sum(axis=1)
+    assert cosines.min() > 1 - 1e-4

@@ -1,0 +1,94 @@
+"""Trace analysis: the error that matters, masking, and what the user is running."""
+
+from assistant.text import mask, tokenize
+from assistant.trace import analyze
+
+RANK_REPEATS = "\n".join(
+    f"[2025-05-05 10:05:0{r} DP{r} TP{r}] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+    f"2.{r}3 GiB. GPU {r} has a total capacity of 79.11 GiB of which 2.{r}1 GiB is free." for r in range(8)
+)
+
+
+def test_the_same_traceback_from_8_ranks_counts_once():
+    a = analyze(RANK_REPEATS)
+    assert len(a.errors) == 1
+    assert a.errors[0].count == 8
+    assert a.collapsed_repeats == 7
+
+
+def test_consequence_line_never_outranks_the_root_error():
+    log = "\n".join([
+        "[2025-01-01 10:00:00] Load weight begin. avail mem=78.50 GB",
+        "[2025-01-01 10:00:05 TP0] Traceback (most recent call last):",
+        '[2025-01-01 10:00:05 TP0]   File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 20, in init',
+        "[2025-01-01 10:00:05 TP0] ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes.",
+        "[2025-01-01 10:00:06] Received sigquit from a child process. It usually means the child failed.",
+        "[2025-01-01 10:00:06] Scheduler or DataParallelController 1880936 terminated with -3",
+    ])
+    a = analyze(log)
+    assert a.primary.text.startswith("ValueError: The memory capacity is unbalanced")
+    assert [e.kind for e in a.errors][-1] == "consequence"
+    assert a.frames == ("init",)
+
+
+def test_first_fatal_error_in_a_long_log_is_found():
+    noise = [f"[2025-01-01 10:{i // 60:02d}:{i % 60:02d}] Decode batch. #running-req: {i}, #token: {i * 7}"
+             for i in range(3000)]
+    log = noise[:1500] + ["RuntimeError: CUDART error: peer access is not supported between these two devices"] + noise[1500:]
+    a = analyze("\n".join(log))
+    assert a.primary.text.startswith("RuntimeError: CUDART error: peer access")
+    assert a.total_lines == 3001
+
+
+def test_masking_removes_what_varies_between_reports():
+    one = mask("[2025-10-15 10:47:27 TP3] Failed to register memory 0x2e1cbac200: Bad address [14] on 10.0.0.12:30000 pid=4242")
+    two = mask("[2026-01-02 01:02:03 TP0] Failed to register memory 0x7b375b400000: Bad address [14] on 192.168.1.5:8998 pid=7")
+    assert one == two
+    assert "<addr>" in one and "<ip>" in one
+    assert mask("/usr/local/lib/python3.11/dist-packages/sgl_kernel/common_ops.abi3.so") == "<path>/common_ops.abi3.so"
+
+
+def test_identifier_aware_tokens():
+    tokens = tokenize("fatal error: cuda_fp8.h KVTransferError --tp-size 8 显存不足")
+    for whole in ("cuda_fp8.h", "kvtransfererror", "--tp-size"):
+        assert whole in tokens
+    assert {"kv", "transfer", "error", "cuda", "fp8"} <= set(tokens)
+    assert "显存" in tokens and "不足" in tokens
+
+
+def test_environment_is_read_from_check_env_and_launch_command():
+    log = "\n".join([
+        "Python: 3.10.12", "CUDA available: True", "GPU 0,1,2,3,4,5,6,7: NVIDIA A100-SXM4-80GB",
+        "NVCC: Cuda compilation tools, release 11.7, V11.7.99", "PyTorch: 2.5.1+cu124",
+        "sglang: 0.4.5", "flashinfer: 0.2.3",
+        "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct \\",
+        "    --tp 8 --enable-dp-attention --mem-fraction-static 0.85",
+        "RuntimeError: Error building extension 'batch_decode_with_kv_cache_dtype_q_bf16'",
+    ])
+    env = analyze(log).environment
+    assert env.sglang_version == "0.4.5"
+    assert env.torch_version == "2.5.1+cu124"
+    assert env.cuda_version == "11.7"
+    assert env.flashinfer_version == "0.2.3"
+    assert env.gpu.startswith("A100")
+    assert env.hardware == "nvidia"
+    assert "--tp 8" in env.flags and "--enable-dp-attention" in env.flags
+    assert "--mem-fraction-static 0.85" in env.flags
+
+
+def test_server_args_dump_gives_flags_when_no_command_is_pasted():
+    env = analyze("[2025-01-01] server_args=ServerArgs(model_path='x', tp_size=16, dp_size=2, "
+                  "enable_dp_attention=True, disable_cuda_graph=False)").environment
+    assert "--tp-size 16" in env.flags and "--enable-dp-attention" in env.flags
+    assert not any("cuda-graph" in f for f in env.flags)
+
+
+def test_amd_and_musa_hardware_detected():
+    assert analyze("hipErrorStreamCaptureInvalidated on MI300X").environment.hardware == "amd"
+    assert analyze("musa failed with an illegal memory access on MTT S4000").environment.hardware == "musa"
+
+
+def test_the_question_around_the_log_is_kept():
+    a = analyze("升级到 0.5.6 之后启动就报错，怎么办？\nImportError: libnuma.so.1: cannot open shared object file")
+    assert "怎么办" in a.question
+    assert a.primary.text.startswith("ImportError: libnuma.so.1")

@@ -1,0 +1,315 @@
+"""Turn an Answer into Slack messages: mrkdwn blocks with the fix in code blocks, sources as
+`<url|title>` links and feedback buttons, split to fit Slack's limits; and read Slack's text back.
+
+Everything the bot posts goes through `redact`, so a token or password that a user pasted along
+with their log is never echoed into the channel. The answer quotes at most the matched error
+lines (`Match.evidence`), never the user's traceback.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import urllib.parse
+
+from assistant.answer import Answer
+
+# Slack's documented limits: 3000 characters in a section's text, 50 blocks in a message, and
+# 2000 characters in a button value. Messages are kept well under the 40k-character message cap so
+# one answer reads as a few short posts rather than one wall.
+SECTION_CHARS = 3000
+BLOCKS_PER_MESSAGE = 45
+CHARS_PER_MESSAGE = 11_000
+BUTTON_VALUE_CHARS = 2000
+EVIDENCE_LINES = 5
+EVIDENCE_CHARS = 300
+FALLBACK_CHARS = 300
+
+FEEDBACK_BLOCK_ID = "ask_feedback"
+ACTION_HELPFUL = "ask_feedback_up"
+ACTION_NOT_HELPFUL = "ask_feedback_down"
+
+REDACTED = "[redacted]"
+_SECRET_NAME = r"(?:api[_-]?key|access[_-]?key|secret(?:[_-]?key)?|token|password|passwd|pwd|auth)"
+_REDACTIONS = [
+    # well-known token shapes, wherever they appear
+    (re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{8,}"), REDACTED),              # Slack bot/user tokens
+    (re.compile(r"\bxapp-[A-Za-z0-9-]{8,}"), REDACTED),                       # Slack app tokens
+    (re.compile(r"\bhf_[A-Za-z0-9]{8,}"), REDACTED),                          # Hugging Face
+    (re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{8,}"), REDACTED),          # OpenAI-style keys
+    (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
+    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), REDACTED),                         # AWS access key ids
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+"), REDACTED),  # JWTs
+    # Authorization / X-Api-Key headers: the whole value (it may be "Bearer <token>")
+    (re.compile(r"(?i)(?<![\w-])((?:proxy-)?authorization|x-api-key|api-key)(\s*[:=]\s*)[^\r\n,;'\"}]+"),
+     rf"\1\2{REDACTED}"),
+    # --api-key X, --hf-token=X, --password X (but not --max-prefill-tokens or --tokenizer-path)
+    (re.compile(rf"(?i)(--?[\w-]*{_SECRET_NAME})(?![\w-])(=|\s+)(?!-)(\S+)"), rf"\1\2{REDACTED}"),
+    # password=..., HF_TOKEN=..., "api_key": "..." (numbers like `#token: 342` in SGLang's logs stay)
+    (re.compile(rf"(?i)\b([\w.-]*{_SECRET_NAME})\b([\"']?\s*[=:]\s*)([\"']?)(?!\d+(?:\.\d+)?\b)([^\s\"'&,;}}]+)"),
+     rf"\1\2\3{REDACTED}"),
+    # credentials inside URLs: scheme://user:password@host
+    (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s@/]+@"), rf"\1{REDACTED}@"),
+]
+
+
+def redact(text: str) -> str:
+    """Replace tokens, keys and passwords with [redacted]; the rest of the text stays as it was."""
+    for pattern, repl in _REDACTIONS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def redact_data(value):
+    """`redact` applied to every string inside JSON-like data (for what the feedback store keeps)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [redact_data(v) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_data(v) for k, v in value.items()}
+    return value
+
+
+# ---- reading Slack's text ------------------------------------------------------------------------
+
+_MENTION_RE = re.compile(r"<[@!][^>]*>")
+_LINK_RE = re.compile(r"<((?:https?|mailto|ftp)://?[^>|]*)(?:\|([^>]*))?>")
+_CHANNEL_RE = re.compile(r"<#[A-Z0-9]+(?:\|([^>]*))?>")
+
+
+def slack_to_plain(text: str) -> str:
+    """A Slack message as the user typed it: mentions dropped, links and escapes undone, code
+    fences removed (a trace pasted in ``` reads as plain log lines)."""
+    text = _MENTION_RE.sub("", text or "")
+    text = _CHANNEL_RE.sub(lambda m: "#" + (m.group(1) or "channel"), text)
+    text = _LINK_RE.sub(lambda m: m.group(2) or m.group(1), text)
+    text = text.replace("```", "\n")
+    return html.unescape(text).strip()
+
+
+# ---- writing mrkdwn ------------------------------------------------------------------------------
+
+def escape(text: str) -> str:
+    """Slack treats &, < and > as control characters in every text field, code blocks included."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_MD_LINK_RE = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
+_MD_BOLD_RE = re.compile(r"\*\*(.+?)\*\*")
+
+
+def md_to_mrkdwn(text: str) -> str:
+    """The KB's Markdown (bold, links, `code`) as Slack mrkdwn, secrets redacted, escaped."""
+    text = escape(redact(text))
+    text = _MD_LINK_RE.sub(lambda m: f"<{m.group(2)}|{m.group(1)}>", text)
+    return _MD_BOLD_RE.sub(r"*\1*", text)
+
+
+def link(url: str, label: str | None = None) -> str:
+    label = label or short_label(url)
+    return f"<{escape(url)}|{escape(label).replace('|', '¦')}>"
+
+
+def short_label(url: str) -> str:
+    """owner/repo#123 for GitHub issues and PRs, host/path otherwise."""
+    parts = urllib.parse.urlsplit(url)
+    m = re.match(r"^/([^/]+)/([^/]+)/(?:issues|pull|discussions)/(\d+)", parts.path)
+    if parts.netloc.endswith("github.com") and m:
+        return f"{m.group(1)}/{m.group(2)}#{m.group(3)}"
+    text = (parts.netloc + parts.path).rstrip("/")
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def _code_block(lines: list[str]) -> str:
+    return "```" + escape(redact("\n".join(lines))) + "```"
+
+
+def _fix_step(number: int, step: str) -> str:
+    """A fix step: its text, then its commands (lines starting with "    $ ") in one code block."""
+    text_lines, commands = [], []
+    for line in step.split("\n"):
+        if line.startswith("    $ "):
+            commands.append(line[len("    $ "):])
+        else:
+            text_lines.append(line.strip())
+    out = f"{number}. " + md_to_mrkdwn(" ".join(t for t in text_lines if t))
+    if commands:
+        out += "\n" + _code_block(commands)
+    return out
+
+
+def detected_line(answer: Answer) -> str:
+    env = answer.detected
+    parts = [f"{name} {value}" for name, value in (
+        ("SGLang", env.sglang_version), ("torch", env.torch_version), ("CUDA", env.cuda_version),
+        ("flashinfer", env.flashinfer_version)) if value]
+    if env.gpu:
+        parts.append(env.gpu)
+    if env.flags:
+        shown = " ".join(env.flags[:14]) + (" ..." if len(env.flags) > 14 else "")
+        parts.append(f"flags: `{shown}`")
+    return redact(", ".join(parts))
+
+
+def _source_links(answer: Answer) -> list[str]:
+    titles = {m.url: m.title for m in answer.matches + answer.similar_issues if m.url}
+    for m in answer.matches:
+        if m.kind == "entry":
+            for source in m.meta.get("sources", []):
+                if source.get("url") and source.get("title"):
+                    titles.setdefault(source["url"], source["title"])
+    out = []
+    for citation in answer.citations:
+        if citation.startswith(("http://", "https://")):
+            title = titles.get(citation)
+            label = f"{short_label(citation)}: {title}" if title else short_label(citation)
+            out.append("• " + link(citation, label))
+        elif citation.startswith("kb:"):
+            out.append(f"• knowledge base entry `{escape(citation[3:])}`")
+        else:
+            out.append("• " + escape(redact(citation)))
+    return out
+
+
+def answer_sections(answer: Answer) -> list[str]:
+    """The answer as mrkdwn sections, in reading order (each may still be longer than a block)."""
+    sections: list[str] = []
+    if answer.abstained:
+        sections.append("*:grey_question: No confident match in the knowledge base.*\n"
+                        + md_to_mrkdwn(answer.diagnosis))
+        if answer.primary_error:
+            sections.append("*The error that matters in your log:*\n"
+                            + _code_block([answer.primary_error[:EVIDENCE_CHARS]]))
+    else:
+        top = answer.matches[0] if answer.matches else None
+        if top:
+            head = f"*:white_check_mark: {escape(top.title)}*  `{escape(top.id)}`"
+            if top.title_zh:
+                head += "\n" + escape(top.title_zh)
+            sections.append(head)
+            if top.evidence:
+                quoted = [f"&gt; `{escape(redact(line[:EVIDENCE_CHARS]))}`" for line in top.evidence[:EVIDENCE_LINES]]
+                sections.append("*Matched in your log:*\n" + "\n".join(quoted))
+        sections.append("*What went wrong*\n" + md_to_mrkdwn(answer.diagnosis))
+        if answer.fix:
+            sections.append("*Fix*")
+            sections += [_fix_step(i, step) for i, step in enumerate(answer.fix, 1)]
+    detected = detected_line(answer)
+    if detected:
+        sections.append("*Detected:* " + escape(detected))
+    if answer.next_steps:
+        title = "*Collect next*" if answer.abstained else "*Verify*"
+        sections.append(title + "\n" + "\n".join("• " + md_to_mrkdwn(s) for s in answer.next_steps))
+    if answer.warnings:
+        sections.append("*Warnings*\n" + "\n".join(":warning: " + md_to_mrkdwn(w) for w in answer.warnings))
+    if answer.changes:
+        sections.append("*Checked before display*\n" + "\n".join("• " + md_to_mrkdwn(c) for c in answer.changes))
+    sources = _source_links(answer)
+    if sources:
+        sections.append("*Sources*\n" + "\n".join(sources))
+    if answer.similar_issues:
+        lines = []
+        for m in answer.similar_issues:
+            state = m.meta.get("state")
+            lines.append("• " + (link(m.url, f"{short_label(m.url)}: {m.title}") if m.url else escape(m.title))
+                         + (f" ({escape(state)})" if state else ""))
+        sections.append("*Similar reports*\n" + "\n".join(lines))
+    return sections
+
+
+def _split_long(section: str, limit: int = SECTION_CHARS) -> list[str]:
+    """Cut a section on line boundaries; a code block cut in two is closed and reopened, so both
+    halves still render as code."""
+    if len(section) <= limit:
+        return [section]
+    budget = limit - 8  # room for the ``` that closes and reopens a cut code block
+    lines = []
+    for line in section.split("\n"):
+        while len(line) > budget:  # one very long line: cut it too
+            lines.append(line[:budget])
+            line = line[budget:]
+        lines.append(line)
+    pieces, current, in_code = [], "", False
+    for line in lines:
+        if current and len(current) + 1 + len(line) > budget:
+            pieces.append(current + ("```" if in_code else ""))
+            current = ("```" if in_code else "") + line
+        else:
+            current = f"{current}\n{line}" if current else line
+        if line.count("```") % 2:
+            in_code = not in_code
+    pieces.append(current)
+    return [p for p in pieces if p.strip("`\n ")]
+
+
+def feedback_value(answer_key: str, answer: Answer) -> str:
+    """What the buttons carry: enough to record feedback even after the bot restarted."""
+    data = {"k": answer_key, "ids": [m.id for m in answer.matches][:5], "m": answer.mode}
+    value = json.dumps(data, separators=(",", ":"))
+    return value if len(value) <= BUTTON_VALUE_CHARS else json.dumps({"k": answer_key[:1900]})
+
+
+def feedback_block(value: str) -> dict:
+    return {"type": "actions", "block_id": FEEDBACK_BLOCK_ID, "elements": [
+        {"type": "button", "action_id": ACTION_HELPFUL, "style": "primary", "value": value,
+         "text": {"type": "plain_text", "text": ":thumbsup: Helpful", "emoji": True}},
+        {"type": "button", "action_id": ACTION_NOT_HELPFUL, "value": value,
+         "text": {"type": "plain_text", "text": ":thumbsdown: Not helpful", "emoji": True}},
+    ]}
+
+
+def footer(answer: Answer) -> dict:
+    bits = ["answered from the knowledge base" if answer.mode == "extractive" else f"mode: {answer.mode}",
+            f"confidence {answer.confidence:.2f}"]
+    if answer.note:
+        bits.append(redact(answer.note))
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": escape(" · ".join(bits))[:SECTION_CHARS]}]}
+
+
+def fallback_text(answer: Answer) -> str:
+    """The notification / screen-reader text of a message (the blocks are what people read)."""
+    if answer.abstained or not answer.matches:
+        text = "No confident match in the knowledge base for this trace."
+    else:
+        text = f"Likely cause: {answer.matches[0].title}"
+    return escape(redact(text))[:FALLBACK_CHARS]
+
+
+def answer_messages(answer: Answer, feedback: str | None = None) -> list[dict]:
+    """The answer as one or more chat.postMessage payloads ({"text", "blocks"}), each within
+    Slack's limits. The feedback buttons (when `feedback` is a button value) close the last one."""
+    blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": piece}}
+              for section in answer_sections(answer) for piece in _split_long(section)]
+    blocks.append(footer(answer))
+    if feedback is not None:
+        blocks.append(feedback_block(feedback))
+    messages: list[list[dict]] = [[]]
+    size = 0
+    for block in blocks:
+        chars = len(json.dumps(block, ensure_ascii=False))
+        if messages[-1] and (len(messages[-1]) >= BLOCKS_PER_MESSAGE or size + chars > CHARS_PER_MESSAGE):
+            messages.append([])
+            size = 0
+        messages[-1].append(block)
+        size += chars
+    text = fallback_text(answer)
+    return [{"text": text if i == 0 else f"{text} (part {i + 1})", "blocks": b} for i, b in enumerate(messages)]
+
+
+def notice(text: str, emoji: str = ":warning:") -> dict:
+    """A one-line message (looking..., an error) as a payload."""
+    line = " ".join(redact(text).split())[:SECTION_CHARS - 20]
+    return {"text": escape(line), "blocks": [{"type": "section", "text": {"type": "mrkdwn",
+                                                                           "text": f"{emoji} {escape(line)}"}}]}
+
+
+def feedback_recorded(blocks: list[dict], user: str, helpful: bool) -> list[dict]:
+    """The answer's blocks with the buttons replaced by who rated it (so nobody rates twice by
+    accident, and the channel sees the answer was checked)."""
+    verdict = "helpful :thumbsup:" if helpful else "not helpful :thumbsdown: (thanks, it helps fix the KB)"
+    note = {"type": "context", "block_id": FEEDBACK_BLOCK_ID,
+            "elements": [{"type": "mrkdwn", "text": f"<@{user}> marked this answer {verdict}"}]}
+    out = [b for b in blocks if b.get("block_id") != FEEDBACK_BLOCK_ID]
+    return out + [note]
