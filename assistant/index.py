@@ -13,6 +13,7 @@ Layout of an index folder:
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,7 @@ class Index:
         self.vocab = vocab
         self.offsets = offsets
         self._texts = None
+        self._texts_lock = threading.Lock()   # one file position shared by concurrent queries
 
     @property
     def model(self) -> str:
@@ -113,7 +115,9 @@ class Index:
         return scores[0][keep], rows[0][keep]
 
     def chunk_text(self, row: int) -> str:
-        if self._texts is None:
-            self._texts = open(self.folder / "texts.jsonl", "rb")  # noqa: SIM115 - kept open for reads
-        self._texts.seek(int(self.offsets[row]))
-        return json.loads(self._texts.readline())
+        with self._texts_lock:
+            if self._texts is None:
+                self._texts = open(self.folder / "texts.jsonl", "rb")  # noqa: SIM115 - kept open for reads
+            self._texts.seek(int(self.offsets[row]))
+            line = self._texts.readline()
+        return json.loads(line)

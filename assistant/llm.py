@@ -7,8 +7,9 @@
 What it takes care of, so callers do not:
 - the model name comes from /v1/models unless one is configured;
 - structured output: `response_format` json_schema first (SGLang enforces it by constrained
-  decoding); a server that refuses it with a 4xx gets json_object with the schema (llama.cpp's
-  server), then no response_format (the prompt asks for JSON). What worked is remembered;
+  decoding); a server that refuses it (a 4xx, or llama-cpp-python's HTTP 500 validation error
+  naming response_format) gets json_object with the schema (what llama.cpp's server accepts),
+  then no response_format (the prompt asks for JSON). What worked is remembered;
 - reasoning models: `<think>...</think>` is cut out of the content and `reasoning_content`
   (SGLang's --reasoning-parser) is kept apart; only answer text reaches `on_token`;
 - explicit timeouts (connect, per read, and a deadline for the whole answer) and one retry
@@ -293,7 +294,7 @@ class SGLangClient:
                 model=model, messages=messages, stream=True, temperature=TEMPERATURE,
                 max_tokens=max_tokens or self.max_tokens, extra_body=body)
         except openai.APIStatusError as exc:
-            if fmt and exc.status_code in (400, 415, 422, 501) and not _context_too_long(exc):
+            if fmt and _rejects_format(exc):
                 raise _FormatRejected(_error_message(exc)) from exc
             raise
         splitter = ThinkSplitter()
@@ -374,6 +375,16 @@ def _error_message(exc) -> str:
             message = message.get("message") or json.dumps(message)
         return _one_line(str(message))
     return _one_line(str(getattr(exc, "message", exc)))
+
+
+def _rejects_format(exc) -> bool:
+    """A refusal of the response_format: a 4xx (SGLang, vLLM), or a validation error that names
+    it, which llama-cpp-python's server returns as HTTP 500."""
+    if _context_too_long(exc):
+        return False
+    if exc.status_code in (400, 415, 422, 501):
+        return True
+    return bool(re.search(r"response_format|json_schema", _error_message(exc)))
 
 
 def _context_too_long(exc) -> bool:

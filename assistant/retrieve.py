@@ -1,5 +1,5 @@
 """Hybrid retrieval over units: lexical (BM25 on identifier-aware tokens) plus dense (MiniLM),
-fused by reciprocal rank, plus a boost for exact signature matches; then the decision to abstain.
+fused as a weighted sum of their normalised scores, plus a boost for exact signature matches; then the decision to abstain.
 
 Chunks are scored, units are returned: a unit scores as its best chunk. Curated KB entries rank
 above documents and issues that say the same thing.
@@ -17,7 +17,8 @@ from assistant.index import Index
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, analyze
 
-RRF_K = 20
+LEXICAL_WEIGHT = 0.5
+SIGNATURE_WEIGHT = 1.5   # a matched error line outweighs how similar the rest of the text is
 CANDIDATES = 60
 KIND_PRIOR = {"entry": 1.0, "doc": 0.85, "issue": 0.9}
 MODES = ("hybrid", "lexical", "dense")
@@ -50,14 +51,33 @@ class Retrieval:
 # the log, or when dense similarity and lexical coverage together are high enough. A paste from
 # another program (vLLM, a Java app, ...) that never mentions SGLang needs a signature match.
 SIGNATURE_OK = 0.6
-EVIDENCE_OK = 0.685           # dense cosine + 0.5 * lexical coverage of the query by the hit
+EVIDENCE_OK = 0.80   # dense cosine + 0.5 * query coverage by the hit + 0.5 * the hit's line covered by the query
 COVERAGE_WEIGHT = 0.5
+SIGNATURE_COVERAGE_WEIGHT = 0.5
 
 
 @lru_cache(maxsize=4096)
 def _masked_signature(sig: str) -> tuple[str, frozenset]:
     m = mask(sig).lower()
     return m, frozenset(tokenize(m))
+
+
+IDENTIFIER_BOOST = 0.3   # a paraphrase that keeps an identifier of the error (`cuda_fp8.h`)
+
+
+def _is_identifier(token: str) -> bool:
+    return len(token) >= 5 and (token.startswith("--") or "_" in token or "." in token.strip("."))
+
+
+@lru_cache(maxsize=8192)
+def _signature_identifiers(signatures: tuple[str, ...]) -> frozenset:
+    return frozenset(t for t in tokenize(" ".join(signatures)) if _is_identifier(t))
+
+
+def identifier_match(signatures: list[str], query_identifiers: frozenset) -> float:
+    """Partial signature evidence: identifiers of the entry's error lines that the user wrote."""
+    shared = _signature_identifiers(tuple(signatures)) & query_identifiers
+    return IDENTIFIER_BOOST * min(1.0, len(shared) / 2) if shared else 0.0
 
 
 def _strip_placeholders(text: str) -> str:
@@ -80,10 +100,14 @@ def line_weights(analysis: Analysis) -> dict[str, float]:
 
 
 def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
-                    weights: dict[str, float] | None = None) -> tuple[float, list[str]]:
-    """Best match quality of any signature against the user's masked lines, and the lines."""
+                    weights: dict[str, float] | None = None, idf=None) -> tuple[float, list[str]]:
+    """Match quality of an entry's signatures against the user's masked lines, and the lines.
+
+    The best single match counts (weighted by what kind of line it matched), plus a little for
+    every further line of the log that a signature matched: more matched lines, a more specific
+    entry (several variants of one line in an entry match that line once)."""
     weights = weights or {}
-    best, evidence = 0.0, []
+    scores, evidence = [], {}
     for sig in signatures:
         msig, sig_tokens = _masked_signature(sig)
         core = _strip_placeholders(msig).strip()
@@ -92,27 +116,45 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
         if msig in joined:
             hits = [ln for ln in lines if msig in ln.lower()]
             weight = max((weights.get(ln.lower(), OTHER_LINE_WEIGHT) for ln in hits), default=OTHER_LINE_WEIGHT)
-            if weight > best:
-                best, evidence = weight, hits[:2]
-            elif weight == best:
-                evidence += hits[:2]
+            scores.append(weight)
+            evidence.update((ln, weight) for ln in hits[:2])
             continue
         if not sig_tokens or len(sig_tokens) < 4:
             continue
+        idf = idf or (lambda token: 1.0)
+        total_weight = sum(idf(t) for t in sig_tokens)
+        best_line, best = None, 0.0
         for ln in lines:
-            lt = frozenset(tokenize(ln.lower()))
-            overlap = len(sig_tokens & lt) / len(sig_tokens)
+            # rare tokens (cugreenctxdestroy, libcuda.so.1) decide a near match, not "ImportError"
+            overlap = sum(idf(t) for t in sig_tokens & frozenset(tokenize(ln.lower()))) / total_weight
             if overlap >= 0.8:
                 score = overlap * 0.9 * weights.get(ln.lower(), OTHER_LINE_WEIGHT)
                 if score > best:
-                    best, evidence = score, [ln]
-    return best, list(dict.fromkeys(evidence))
+                    best_line, best = ln, score
+        if best_line:
+            scores.append(best)
+            evidence[best_line] = best
+    if not scores:
+        return 0.0, []
+    distinct_lines = len(evidence)
+    total = max(scores) + min(0.2, 0.1 * (distinct_lines - 1))
+    ordered = sorted(evidence, key=lambda ln: -evidence[ln])
+    return total, ordered
 
 
 class Retriever:
     def __init__(self, index: Index, encoder):
         self.index = index
         self.encoder = encoder
+        self._idf_cache: dict[str, float] = {}
+
+    def _idf(self, token: str) -> float:
+        """Inverse document frequency over chunks; a token the index never saw counts as rare."""
+        value = self._idf_cache.get(token)
+        if value is None:
+            value = _idf(self.index, token) if token in self.index.vocab else _max_idf(self.index)
+            self._idf_cache[token] = value
+        return value
 
     def search(self, text_or_analysis, k: int = 5, mode: str = "hybrid", use_trace: bool = True) -> Retrieval:
         analysis = text_or_analysis if isinstance(text_or_analysis, Analysis) else analyze(text_or_analysis)
@@ -137,34 +179,35 @@ class Retriever:
         lex_top = float(lex_unit.max()) if n_units else 0.0
         lex_norm = lex_unit / lex_top if lex_top > 0 else lex_unit
 
-        candidates: set[int] = set()
-        fused: dict[int, float] = {}
-        for scores in ((lex_unit,) if mode == "lexical" else (dense_unit,) if mode == "dense"
-                       else (lex_unit, dense_unit)):
-            order = np.argsort(-scores)[:CANDIDATES]
-            for rank, u in enumerate(order):
-                if scores[u] <= 0:
-                    break
-                candidates.add(int(u))
-                fused[int(u)] = fused.get(int(u), 0.0) + 1.0 / (RRF_K + rank + 1)
-        max_fused = (2 if mode == "hybrid" else 1) / (RRF_K + 1)
+        dense_top = float(dense_unit.max()) if n_units else 0.0
+        dense_norm = dense_unit / dense_top if dense_top > 0 else dense_unit
+        if mode == "lexical":
+            fused = lex_norm
+        elif mode == "dense":
+            fused = dense_norm
+        else:  # convex combination of the normalised scores: keeps how far ahead a hit is
+            fused = LEXICAL_WEIGHT * lex_norm + (1 - LEXICAL_WEIGHT) * dense_norm
+        candidates = [int(u) for u in np.argsort(-fused)[:CANDIDATES] if fused[u] > 0]
         joined = "\n".join(lines).lower()
         weights = line_weights(analysis) if use_trace else {}
+        query_identifiers = frozenset(t for t in tokens if _is_identifier(t))
         hits = []
         for u in candidates:
             unit = self.index.units[u]
             sigs = unit.meta.get("signatures") or []
-            sig, evidence = signature_match(sigs, lines, joined, weights) if sigs else (0.0, [])
+            sig, evidence = signature_match(sigs, lines, joined, weights, self._idf) if sigs else (0.0, [])
+            if sigs and sig < IDENTIFIER_BOOST:
+                sig = max(sig, identifier_match(sigs, query_identifiers))
             if not evidence:
                 evidence = _overlap_evidence(unit, analysis)
-            score = (fused.get(u, 0.0) / max_fused + sig) * KIND_PRIOR.get(unit.kind, 0.8)
+            score = (float(fused[u]) + SIGNATURE_WEIGHT * sig) * KIND_PRIOR.get(unit.kind, 0.8)
             score *= _issue_prior(unit.meta) if unit.kind == "issue" else 1.0
             hits.append(Hit(unit.id, unit.kind, unit.title, unit.title_zh, unit.url, round(score, 4),
                             round(float(lex_norm[u]), 4), round(float(dense_unit[u]), 4),
                             round(sig, 3), tuple(evidence[:3]), unit.meta))
         hits.sort(key=lambda h: -h.score)
         hits = hits[:k]
-        confidence, abstain = decide(hits, tokens, self.index, analysis)
+        confidence, abstain = decide(hits, tokens, self.index, analysis, self._idf)
         return Retrieval(tuple(hits), confidence, abstain, analysis)
 
 
@@ -198,19 +241,37 @@ def _issue_prior(meta: dict) -> float:
     return 0.8
 
 
-def decide(hits, tokens, index, analysis: Analysis | None = None) -> tuple[float, bool]:
+def decide(hits, tokens, index, analysis: Analysis | None = None, idf=None) -> tuple[float, bool]:
     """Confidence in the top hit (0..1) and whether to abstain."""
     if not hits:
         return 0.0, True
     top = hits[0]
+    # a paste from another program (a training job, vLLM, a Java app) that never mentions SGLang:
+    # even a matching error line (a PyTorch OOM) does not make an SGLang fix apply
+    foreign = analysis is not None and bool(analysis.other_software) and not analysis.mentions_sglang
     if top.signature >= SIGNATURE_OK:
-        return round(0.8 + 0.2 * top.signature, 3), False
-    evidence = top.dense + COVERAGE_WEIGHT * _coverage(top, tokens, index)
-    foreign = analysis is not None and analysis.other_software and not analysis.mentions_sglang
-    confidence = max(0.0, min(0.79, 0.6 + (evidence - EVIDENCE_OK)))
+        confidence = round(min(1.0, 0.8 + 0.2 * top.signature), 3)
+        return (min(confidence, 0.5), True) if foreign else (confidence, False)
+    evidence = (top.dense + COVERAGE_WEIGHT * _coverage(top, tokens, index)
+                + SIGNATURE_COVERAGE_WEIGHT * signature_coverage(top, tokens, idf))
+    confidence = max(0.0, min(0.79, 0.6 + (evidence - EVIDENCE_OK) / 2))
     if foreign:
         confidence = min(confidence, 0.5)
     return round(confidence, 3), evidence < EVIDENCE_OK or bool(foreign)
+
+
+def signature_coverage(hit: Hit, tokens: list[str], idf=None) -> float:
+    """How much of the hit's best error line (or symptom) the user's words contain, weighted by
+    rarity: a paraphrase of `peer access is not supported` still covers most of it."""
+    idf = idf or (lambda token: 1.0)
+    query = set(tokens)
+    best = 0.0
+    for line in hit.meta.get("signatures") or hit.meta.get("symptoms") or []:
+        _, sig_tokens = _masked_signature(line)
+        total = sum(idf(t) for t in sig_tokens)
+        if total:
+            best = max(best, sum(idf(t) for t in sig_tokens if t in query) / total)
+    return best
 
 
 def _coverage(hit: Hit, tokens: list[str], index: Index) -> float:
@@ -226,6 +287,11 @@ def _coverage(hit: Hit, tokens: list[str], index: Index) -> float:
     total = sum(w for _, w in idf_weight)
     got = sum(w for t, w in idf_weight if t in text_tokens)
     return got / total if total else 0.0
+
+
+def _max_idf(index: Index) -> float:
+    n = len(index.chunk_unit)
+    return float(np.log(1 + (n + 0.5) / 0.5))
 
 
 def _idf(index: Index, token: str) -> float:

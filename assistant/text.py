@@ -18,6 +18,7 @@ _MASKS = [
     (re.compile(r"\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\b"), "<ts>"),  # glog prefix
     (re.compile(r"\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<ts>"),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
+    (re.compile(r"\[\s*'[^'\]]{1,80}'(?:\s*,\s*'[^'\]]{1,80}')*\s*\]"), "[<names>]"),  # ['Glm4ForCausalLM']
     (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"), "<ip>"),
     (re.compile(r"\[?\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b\]?"), "<ip>"),
     (re.compile(r"\blocalhost:\d+\b"), "localhost:<port>"),

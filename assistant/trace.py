@@ -19,6 +19,7 @@ MAX_LINE = 2000          # characters kept of one line
 MAX_TEMPLATES = 4000     # distinct masked lines remembered for signature matching
 MAX_ERRORS = 60          # distinct error lines kept
 TAIL_LINES = 40          # the last lines of a log (a hang shows there)
+SHORT_PASTE = 30         # a paste this short is all context; a longer log is triaged to its errors
 
 _PREFIX_RE = re.compile(
     r"^\s*(?:\[[^\]]{0,80}\]\s*)+"                     # [2025-10-15 10:47:27 TP0] prefixes
@@ -84,8 +85,13 @@ OTHER_SOFTWARE_RE = re.compile(
     r"\bvllm\b|\bvLLM\b|text-generation-launcher|\bTGI\b|llama\.cpp|llama-server|\bollama\b|"
     r"tensorrt_llm|TensorRT-LLM|tritonserver|\bMindIE\b|\bDeepSpeed\b|\bjava\.lang\.|\bat com\.|"
     r"\bnpm ERR|node_modules|webpack|\bpanic: |goroutine \d+|\bcargo\b|rustc|\bkeras\b|tensorflow|"
-    r"\bjax\b|\bcelery\b|\bdjango\b|\bpostgres|\bmysql\b|\bnginx\b|CrashLoopBackOff|ImagePullBackOff",
+    r"\bjax\b|\bcelery\b|\bdjango\b|\bpostgres|\bmysql\b|\bnginx\b|CrashLoopBackOff|ImagePullBackOff|"
+    r"\bredis\b|\bkafka\b|MPS backend|\bdiffusers\b|ComfyUI|Trainer\b|trainer\.train|accelerate launch|"
+    r"DistributedDataParallel|\bFSDP\b|pytorch_lightning|lightning\.|loss\.backward|optimizer\.step|"
+    r"训练|training (?:job|run|script)|fine-?tun",
     re.I)
+# "没有用 sglang" / "not using sglang": a mention that says the paste is NOT from SGLang
+NEGATED_SGLANG_RE = re.compile(r"(?:没有用|没用|不是|并非|没有使用|not using|not|without|no|isn't|wasn't)\s*(?:the\s+)?sglang", re.I)
 SGLANG_HINT_RE = re.compile(r"sglang|sgl[_-]kernel|launch_server|/srt/|\bSGLANG_|\bSGL_|\[TP\d+|\bTP\d+\]|"
                             r"Scheduler hit an exception|DataParallelController|detokenizer", re.I)
 HARDWARE_HINTS = [
@@ -94,6 +100,7 @@ HARDWARE_HINTS = [
     ("amd", re.compile(r"\bROCm\b|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi", re.I)),
     ("nvidia", re.compile(r"\bNVIDIA\b|\bCUDA\b|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b", re.I)),
 ]
+LOOSE_FLAGS_RE = re.compile(r"^(?:\S+\s+)?--[a-z][\w-]+(?:\s+\S+)?(?:\s+--[a-z][\w-]+(?:\s+[^-\s]\S*)?)+\s*$")
 SERVER_ARGS_KEYS = (
     "tp_size", "dp_size", "ep_size", "pp_size", "nnodes", "enable_dp_attention", "attention_backend",
     "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "disaggregation_mode",
@@ -151,8 +158,11 @@ class Analysis:
         distinct lines of the paste when nothing in it looks like an error."""
         parts = [self.question] if self.question else []
         parts += [e.text for e in self.errors[:max_errors]]
-        if not self.errors:
-            parts += list(self.plain_lines)
+        if not self.errors or self.total_lines <= SHORT_PASTE:
+            parts += list(self.plain_lines)  # in a short paste every line is context
+        flags = [f.split()[0] for f in self.environment.flags if f.split()[0] not in ("--model-path", "--model")]
+        if flags:
+            parts.append(" ".join(dict.fromkeys(flags)))
         if self.frames:
             parts.append(" ".join(self.frames))
         return "\n".join(parts)
@@ -196,6 +206,7 @@ class _State:
     repeats: int = 0
     total: int = 0
     pending_command: str | None = None
+    loose_flags: str | None = None   # "--tp 16 --dp 16 --enable-dp-attention" pasted without a command
 
 
 def _first(res, text):
@@ -233,7 +244,7 @@ def _read_environment(line: str, st: _State) -> None:
         if regex.search(line):
             st.hardware_votes[name] = st.hardware_votes.get(name, 0) + 1
             break
-    if not st.mentions_sglang and SGLANG_HINT_RE.search(line):
+    if not st.mentions_sglang and SGLANG_HINT_RE.search(NEGATED_SGLANG_RE.sub(" ", line)):
         st.mentions_sglang = True
     if len(st.other_software) < 8:
         for m in OTHER_SOFTWARE_RE.finditer(line):
@@ -260,6 +271,8 @@ def _feed(raw: str, st: _State) -> None:
         return
     _read_environment(line, st)
     text = _strip_prefix(line)
+    if st.launch is None and st.loose_flags is None and LOOSE_FLAGS_RE.match(text):
+        st.loose_flags = text
     if SGLANG_MARKER_RE.search(text) and st.launch is None and "--" in text + "--":
         st.pending_command = text.rstrip("\\").strip()
         if not line.rstrip().endswith("\\"):
@@ -278,9 +291,11 @@ def _feed(raw: str, st: _State) -> None:
         st.templates[masked] = 1
     frame = FRAME_RE.match(text)
     if text.startswith(("Traceback (most recent call last)", "During handling of the above",
-                        "The above exception was the direct cause")):
+                        "The above exception was the direct cause")) or text.endswith("Traceback (most recent call last):"):
         st.in_traceback = True
         return
+    if "ServerArgs(" in text or text.count("=") > 8:
+        return  # a configuration dump, not an error (it says "timeout=" and "log_level=")
     if frame:
         if not st.frames_done:
             st.frames.append(frame.group(2))
@@ -328,10 +343,8 @@ def _server_args_flags(server_args: str) -> list[str]:
         if not m:
             continue
         value = m.group(1).strip().strip("'\"")
-        if value in ("None", "False", "0", "") and key not in ("disable_cuda_graph",):
-            continue
-        if value == "False":
-            continue
+        if value in ("None", "False", "0", "1", "auto", ""):
+            continue  # defaults say nothing about the setup
         flag = "--" + key.replace("_", "-")
         flags.append(flag if value == "True" else f"{flag} {value}")
     return flags
@@ -349,6 +362,9 @@ def _environment(st: _State) -> Environment:
         flags = [f if v is None else f"{f} {v}" for f, v in launch_command_flags(st.launch)]
     elif st.server_args:
         flags = _server_args_flags(st.server_args)
+    elif st.loose_flags:
+        flags = [f if v is None else f"{f} {v}"
+                 for f, v in launch_command_flags("sglang.launch_server " + st.loose_flags)]
     hardware = max(st.hardware_votes, key=st.hardware_votes.get) if st.hardware_votes else None
     if env.get("gpu", "").startswith("MI"):
         hardware = "amd"

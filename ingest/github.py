@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import argparse
 import email.utils
+import hashlib
 import json
 import os
 import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
@@ -61,12 +63,12 @@ NOISE_RE = re.compile(r"^\s*(?:\+1|same(?: here| issue| problem| error)?|me too|
                       r"any progress\??|following|subscribe|👍)[\s.!]*$", re.I)
 FIX_PR_RES = [
     # "fixed by #123", "should be resolved in https://github.com/o/r/pull/123", "closes #123"
-    re.compile(r"\b(?:fix(?:e[sd])?|resolve[sd]?|close[sd]?|address(?:e[sd])?|solved)\b[^.\n]{0,40}?"
+    re.compile(r"\b(?:fix(?:e[sd])?|resolve[sd]?|close[sd]?|address(?:e[sd])?|solved)\b(?:(?!\bnot\b|n't)[^.\n]){0,40}?"
                r"(?:#|github\.com/[\w.-]+/[\w.-]+/pull/)(\d+)", re.I),
-    re.compile(r"(?:github\.com/[\w.-]+/[\w.-]+/pull/|\bPR\s*#)(\d+)[^.\n]{0,40}?\b(?:fix(?:e[sd])?|resolve[sd]?)\b",
-               re.I),
+    # "#123 fixes it", "PR #123 should resolve this"
+    re.compile(r"(?:github\.com/[\w.-]+/[\w.-]+/pull/|#)(\d+)(?:(?!\bnot\b|n't)[^.\n]){0,30}?"
+               r"\b(?:fix(?:e[sd])?|resolve[sd]?)\b", re.I),
 ]
-PR_LINK_RE = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)|\bPR\s*#(\d+)", re.I)
 REPO_RE = re.compile(r"^(?:https?://github\.com/)?([\w.-]+)/([\w.-]+?)(?:\.git)?/?$")
 GENERIC_ERRORS = re.compile(r"Exception in ASGI application|Scheduler hit an exception|^ERROR:\s*$|"
                             r"^Error:?\s*$|Traceback|subprocess\.CalledProcessError", re.I)
@@ -112,9 +114,9 @@ class IssueStore:
         os.replace(tmp, self.state_path)   # a crash never leaves a half-written checkpoint
 
     # the raw cache
-    def _latest_offsets(self) -> dict[int, tuple[int, str, bool]]:
-        """number -> (byte offset of its last line, updated_at or gone reason, is_tombstone)."""
-        latest: dict[int, tuple[int, str, bool]] = {}
+    def _latest_offsets(self) -> dict[int, tuple[int, str, bool, int]]:
+        """number -> (byte offset of its last line, updated_at or gone reason, is_tombstone, line length)."""
+        latest: dict[int, tuple[int, str, bool, int]] = {}
         if not self.issues_path.exists():
             return latest
         with open(self.issues_path, "rb") as f:
@@ -126,19 +128,19 @@ class IssueStore:
                 line = raw.decode("utf-8", "replace")
                 m = _LINE_HEAD_RE.match(line)
                 if m:
-                    latest[int(m.group(1))] = (here, m.group(3), m.group(2) == "gone")
+                    latest[int(m.group(1))] = (here, m.group(3), m.group(2) == "gone", len(raw))
                     continue
                 try:   # a hand-edited or reordered line: parse it whole
                     obj = json.loads(line)
                     n = int(obj["number"])
                 except (ValueError, KeyError, TypeError):
                     continue
-                latest[n] = (here, obj.get("gone") or obj.get("updated_at") or "", "gone" in obj)
+                latest[n] = (here, obj.get("gone") or obj.get("updated_at") or "", "gone" in obj, len(raw))
         return latest
 
     def updated_at(self) -> dict[int, str]:
         """What is stored, as number -> updated_at (deleted issues left out)."""
-        return {n: v for n, (_, v, gone) in self._latest_offsets().items() if not gone}
+        return {n: v for n, (_, v, gone, _) in self._latest_offsets().items() if not gone}
 
     def records(self) -> Iterator[dict]:
         """The stored issues, latest version of each, in number order; reads one line at a time."""
@@ -147,7 +149,7 @@ class IssueStore:
             return
         with open(self.issues_path, "rb") as f:
             for n in sorted(latest):
-                offset, _, gone = latest[n]
+                offset, _, gone, _ = latest[n]
                 if gone:
                     continue
                 f.seek(offset)
@@ -155,6 +157,49 @@ class IssueStore:
                     yield json.loads(f.readline())
                 except ValueError:
                     continue
+
+    def units(self, repo: str) -> list[Unit]:
+        """The stored issues as units. Building a unit costs milliseconds (trace analysis), so units
+        are cached in units.cache.jsonl by (issue line, code version): a re-ingest of 20,000
+        unchanged issues reads the cache instead of parsing every thread again."""
+        latest = self._latest_offsets()
+        cache_path = self.folder / "units.cache.jsonl"
+        cache: dict[str, dict | None] = {}
+        if cache_path.exists():
+            with open(cache_path, encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        item = json.loads(line)
+                        cache[item["key"]] = item["unit"]
+                    except (ValueError, KeyError, TypeError):
+                        continue
+        fresh: dict[str, dict | None] = {}
+        units: list[Unit] = []
+        with open(self.issues_path, "rb") as f:
+            for n in sorted(latest):
+                offset, updated, gone, length = latest[n]
+                if gone:
+                    continue
+                key = f"{repo}#{n}:{updated}:{length}:{_unit_code_version()}"
+                if key in cache:
+                    data = cache[key]
+                else:
+                    f.seek(offset)
+                    try:
+                        unit = issue_unit(repo, json.loads(f.readline()))
+                    except (ValueError, KeyError, TypeError):
+                        unit = None   # an unreadable line indexes nothing rather than failing the ingest
+                    data = asdict(unit) if unit else None
+                fresh[key] = data
+                if data:
+                    units.append(Unit(**data))
+        if fresh.keys() != cache.keys():
+            tmp = cache_path.with_suffix(".tmp")
+            with open(tmp, "w", encoding="utf-8") as out:
+                for key, data in fresh.items():
+                    out.write(json.dumps({"key": key, "unit": data}, ensure_ascii=False) + "\n")
+            os.replace(tmp, cache_path)
+        return units
 
     def append(self, record: dict) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -184,12 +229,12 @@ class IssueStore:
             return
         with open(self.issues_path, "rb") as f:
             lines = sum(1 for _ in f)
-            if lines == len(latest) and not any(gone for _, _, gone in latest.values()):
+            if lines == len(latest) and not any(gone for _, _, gone, _ in latest.values()):
                 return
             tmp = self.issues_path.with_suffix(".jsonl.tmp")
             with open(tmp, "wb") as out:
                 for n in sorted(latest):
-                    offset, _, gone = latest[n]
+                    offset, _, gone, _ = latest[n]
                     if not gone:
                         f.seek(offset)
                         out.write(f.readline())
@@ -603,6 +648,7 @@ def import_export(store: IssueStore, repo: str, path: Path, merge: bool = False)
 _FENCED_RE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.M | re.S)
 _HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
 _DETAILS_RE = re.compile(r"</?(?:details|summary)>", re.I)
+_CHECKLIST_RE = re.compile(r"^(?:#+\s*Checklist\s*|\s*[-*] \[[ xX]\] .*)\n?", re.M)
 
 
 def _login(obj: dict) -> str:
@@ -621,8 +667,9 @@ def _is_maintainer(comment: dict, author: str) -> bool:
 
 
 def _clean(text: str) -> str:
-    """Drop template comments and <details> tags that issue forms leave in bodies."""
+    """Drop template comments, checklists and <details> tags that issue forms leave in bodies."""
     text = _HTML_COMMENT_RE.sub("", text.replace("\r\n", "\n"))
+    text = _CHECKLIST_RE.sub("", text)   # the bug form's checklist says nothing about the bug
     return _DETAILS_RE.sub("", text).strip()
 
 
@@ -649,14 +696,15 @@ def _first_error_block(body: str) -> str:
     return ""
 
 
-def issue_signatures(body: str, limit: int = 3) -> list[str]:
+def issue_signatures(body: str, analysis=None, limit: int = 3) -> list[str]:
     """The error lines of the issue's pasted logs, so a user's log can match them exactly."""
-    code = "\n".join(m.group(0) for m in _FENCED_RE.finditer(body))
-    analysis = analyze(code or body)
+    analysis = analysis or analyze(body)
+    code = "\n".join(m.group(0) for m in _FENCED_RE.finditer(body)) or body
     out = []
     for error in analysis.errors:
         text = error.text.strip().strip("`").strip()
-        if error.kind not in ("exception", "fatal") or len(text) < 20 or GENERIC_ERRORS.search(text):
+        if error.kind not in ("exception", "fatal") or len(text) < 20 or GENERIC_ERRORS.search(text) \
+                or text not in code:   # prose that says "failed to start" is not a signature
             continue
         out.append(text[:300])
         if len(out) == limit:
@@ -719,7 +767,8 @@ def issue_unit(repo: str, record: dict) -> Unit | None:
     shown, omitted = _cap_thread(comments, author)
     maintainer = [c for c in comments if _is_maintainer(c, author)]
 
-    signatures = issue_signatures(body)
+    analysis = analyze(body)
+    signatures = issue_signatures(body, analysis)
     first_error = _first_error_block(body)
     head = [title]
     if first_error and len(first_error) > 1200:
@@ -749,9 +798,10 @@ def issue_unit(repo: str, record: dict) -> Unit | None:
                     and (maintainer or fix_pr))
     resolution = ""
     if resolved:
-        sentence = _first_sentence(maintainer[-1].get("body") or "") if maintainer else ""
+        answers = [c for c in maintainer if not (c.get("body") or "").rstrip().endswith("?")]   # not "which version?"
+        sentence = _first_sentence(answers[-1].get("body") or "") if answers else ""
         resolution = " ".join(p for p in (sentence, f"Fixed by PR #{fix_pr}." if fix_pr else "") if p)
-    env = analyze(body).environment
+    env = analysis.environment
     meta = {
         "number": number, "repo": repo, "state": state, "state_reason": state_reason,
         "labels": [label["name"] if isinstance(label, dict) else str(label) for label in issue.get("labels") or []],
@@ -785,11 +835,20 @@ def stored_issue_units(settings: Settings) -> list[Unit]:
     """Every stored issue of every synced repository, as units for the index."""
     units = []
     for repo, store in stored_repos(settings):
-        for record in store.records():
-            unit = issue_unit(repo, record)
-            if unit:
-                units.append(unit)
+        units += store.units(repo)
     return units
+
+
+@lru_cache(maxsize=1)
+def _unit_code_version() -> str:
+    """Changes whenever the code that shapes units does, so cached units are rebuilt."""
+    import assistant.trace
+    import ingest.documents
+
+    h = hashlib.sha256()
+    for module in (sys.modules[__name__], assistant.trace, ingest.documents):
+        h.update(Path(module.__file__).read_bytes())
+    return h.hexdigest()[:12]
 
 
 # ---- the command -------------------------------------------------------------------------------

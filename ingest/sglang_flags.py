@@ -13,6 +13,12 @@ its sources as a zip, never importing them:
 * env vars: ``SGLANG_*`` and legacy ``SGL_*`` names in string constants, ``envs.X``
   accesses and ``Envs`` class attributes of every ``.py`` file, plus the deprecation
   shims that rename or retire some of them.
+
+Per release the JSON holds ``flags``, ``deprecated_flags``, ``flag_replacements`` (what a
+deprecation help text says to use), ``allow_abbrev``, ``env_vars``, ``legacy_env_vars``,
+``deprecated_env_vars`` (old name -> replacement or ""), ``retired_env_vars`` (deprecated
+names the release no longer reads itself) and ``sgl_prefix_alias`` (SGL_X is copied to
+SGLANG_X at startup). ``assistant/flags.py`` answers questions from it.
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ DEFAULT_VERSIONS = [
 
 ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9](?![A-Za-z0-9_])")
 ENV_NAME_EXACT = re.compile(r"(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]")
+# "Replaces the legacy SGLANG_X env var": the name is mentioned, not read.
+LEGACY_MENTION = re.compile(r"\b(legacy|deprecated|replaces|instead of)\W+(?:the\W+)?(?:legacy\W+|deprecated\W+)?$", re.I)
 # Names that only appear in docstring examples ("SGLANG_NEW_NAME = EnvBoolWithAlias(...)").
 PLACEHOLDER_ENV_NAME = re.compile(r"(?:SGLANG|SGL)_(?:X+|NEW_NAME|OLD_NAME|FOO|BAR)")
 # A flag with an optional value: "--attention-backend triton", "--fp8-gemm-backend=cutlass".
@@ -127,15 +135,15 @@ class FlagScan:
     flags: set[str] = field(default_factory=set)
     deprecated: set[str] = field(default_factory=set)
     replacements: dict[str, str] = field(default_factory=dict)
-    method: set[str] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
 
 
 def is_deprecation_help(help_text: str) -> bool:
     """True when the help text says the flag itself is deprecated.
 
-    Only the first sentence counts: later ones often talk about some other deprecated
-    spelling ("... The fallback to that flag for external linkers is deprecated").
+    Only the first sentence counts, unless a later one says "this argument will be
+    deprecated": later sentences often talk about some other deprecated spelling
+    ("... The fallback to that flag for external linkers is deprecated").
     """
     if re.search(r"\bthis (argument|flag|option) (is|will be) deprecated", help_text, re.I):
         return True
@@ -148,9 +156,8 @@ def is_deprecation_help(help_text: str) -> bool:
 def suggested_replacement(help_text: str) -> str | None:
     """The flag a deprecation help text tells the user to use instead, if it names one."""
     match = re.search(r"\b(?:use|replaced by|in favou?r of)\s+['\"`]?(?=--)", help_text, re.I)
-    if match:
-        return FLAG_IN_TEXT.match(help_text, match.end()).group(0).rstrip(".")
-    return None
+    flag = match and FLAG_IN_TEXT.match(help_text, match.end())
+    return flag.group(0).rstrip(".") if flag else None
 
 
 def record_option(scan: FlagScan, names: list[str], action: ast.AST | None, help_text: str, new_flag: str | None) -> None:
@@ -291,10 +298,8 @@ class FlagExtractor:
                 continue
             name = call_name(node)
             if name == "add_argument":
-                self.scan.method.add("add_argument")
                 record_add_argument(self.scan, node)
             elif name == "add_cli_args_from_dataclass" and len(node.args) >= 2:
-                self.scan.method.add("annotated_fields")
                 target = node.args[1]
                 if isinstance(target, ast.Name):
                     self.visit_dataclass(target.id, index)
@@ -366,6 +371,7 @@ def extract_flags(sources: dict[str, str]) -> FlagScan:
 @dataclass
 class EnvScan:
     names: set[str] = field(default_factory=set)
+    legacy_mentions: set[str] = field(default_factory=set)
     read: set[str] = field(default_factory=set)  # read by name: Envs attribute, envs.X, os.getenv("X"), ...
     whole_strings: set[str] = field(default_factory=set)  # string constants that are exactly a name
     # Python identifiers spelled like env vars (module globals, enum members, class constants):
@@ -376,8 +382,10 @@ class EnvScan:
     warnings: list[str] = field(default_factory=list)
 
 
-def env_names_in_constants(tree: ast.Module) -> set[str]:
-    found: set[str] = set()
+def env_names_in_constants(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """Env names in string constants: (live mentions, mentions as a legacy/deprecated name)."""
+    live: set[str] = set()
+    legacy: set[str] = set()
     fragments: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
@@ -390,8 +398,10 @@ def env_names_in_constants(tree: ast.Module) -> set[str]:
             text = node.value
             if id(node) in fragments:
                 text = re.sub(r"[A-Z0-9_]+$", "", text)
-            found.update(ENV_NAME.findall(text))
-    return found
+            for match in ENV_NAME.finditer(text):
+                before = text[max(0, match.start() - 40) : match.start()]
+                (legacy if LEGACY_MENTION.search(before) else live).add(match.group(0))
+    return live, legacy
 
 
 def is_env_getter(call: ast.Call) -> bool:
@@ -486,7 +496,9 @@ def scan_env_deprecations(tree: ast.Module, scan: EnvScan) -> None:
 
 
 def scan_env_file(tree: ast.Module, scan: EnvScan) -> None:
-    scan.names.update(env_names_in_constants(tree))
+    live, legacy = env_names_in_constants(tree)
+    scan.names.update(live | legacy)
+    scan.legacy_mentions.update(legacy - live)
     scan.whole_strings.update(
         n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and ENV_NAME_EXACT.fullmatch(n.value)
     )
@@ -535,6 +547,8 @@ def extract_env_vars(sources: dict[str, str]) -> EnvScan:
             continue
         scan_env_file(tree, scan)
     scan.names -= scan.bound - scan.read - scan.whole_strings
+    for name in scan.legacy_mentions - scan.read - scan.whole_strings:
+        scan.deprecated.setdefault(name, "")
     scan.names = {n for n in scan.names if not PLACEHOLDER_ENV_NAME.fullmatch(n)}
     return scan
 

@@ -202,7 +202,7 @@ class _Handler(BaseHTTPRequestHandler):
         return content, reasoning
 
     def _usage(self, body: dict, content: str) -> dict:
-        prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4
+        prompt = max(1, sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4)
         completion = max(1, len(content) // 4)
         return {"prompt_tokens": prompt, "completion_tokens": completion,
                 "total_tokens": prompt + completion}

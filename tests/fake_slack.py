@@ -64,8 +64,10 @@ def block_problems(blocks: list) -> list[str]:
 
 class FakeSlack:
     def __init__(self, bot_token: str = "xoxb-1111-2222-faketoken", bot_user_id: str = "UASKBOT",
-                 bot_id: str = "BASKBOT", team_id: str = "T0FAKE"):
+                 bot_id: str = "BASKBOT", team_id: str = "T0FAKE", app_token: str = "xapp-1-A0ASK-3333-fake"):
         self.bot_token, self.bot_user_id, self.bot_id, self.team_id = bot_token, bot_user_id, bot_id, team_id
+        self.app_token = app_token
+        self.socket_url: str | None = None              # apps.connections.open hands this out
         self.calls: list[Call] = []
         self.downloads: list[dict] = []
         self.messages: dict[str, list[dict]] = {}     # channel -> messages, oldest first
@@ -203,6 +205,10 @@ class FakeSlack:
             retry_after = self._rate_limits.pop(method, None)
             if retry_after is not None:
                 status, response, headers = 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(retry_after)}
+            elif method == "apps.connections.open":  # the one method that takes the app-level token
+                status, headers = 200, {}
+                response = ({"ok": True, "url": self.socket_url} if token == self.app_token and self.socket_url
+                            else {"ok": False, "error": "invalid_auth" if token != self.app_token else "not_allowed"})
             elif token != self.bot_token:
                 status, response, headers = 200, {"ok": False, "error": "invalid_auth" if token else "not_authed"}, {}
             else:
@@ -290,3 +296,101 @@ class FakeSlack:
             handler.send_header(key, value)
         handler.end_headers()
         handler.wfile.write(body)
+
+
+class FakeSocketMode:
+    """Slack's Socket Mode WebSocket endpoint: says hello to the client, pushes envelopes (events,
+    interactions) to it and records the acknowledgements it sends back."""
+
+    def __init__(self):
+        import asyncio
+
+        self.acks: list[dict] = []
+        self.connected = threading.Event()
+        self._loop = asyncio.new_event_loop()
+        self._sockets: list = []
+        self._runner = None
+        self._cond = threading.Condition()
+        self.port: int | None = None
+
+    def start(self) -> FakeSocketMode:
+        started = threading.Event()
+        threading.Thread(target=self._run, args=(started,), daemon=True).start()
+        if not started.wait(10):
+            raise RuntimeError("the fake Socket Mode server did not start")
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/link/?ticket=fake-ticket&app_id=A0ASK"
+
+    def _run(self, started: threading.Event) -> None:
+        import asyncio
+
+        from aiohttp import web
+
+        async def serve():
+            app = web.Application()
+            app.router.add_get("/link/", self._socket)
+            self._runner = web.AppRunner(app)
+            await self._runner.setup()
+            site = web.TCPSite(self._runner, "127.0.0.1", 0)
+            await site.start()
+            self.port = site._server.sockets[0].getsockname()[1]
+            started.set()
+
+        asyncio.set_event_loop(self._loop)
+        self._loop.run_until_complete(serve())
+        self._loop.run_forever()
+
+    async def _socket(self, request):
+        from aiohttp import WSMsgType, web
+
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self._sockets.append(ws)
+        await ws.send_json({"type": "hello", "num_connections": 1, "connection_info": {"app_id": "A0ASK"},
+                            "debug_info": {"host": "fake", "approximate_connection_time": 3600}})
+        self.connected.set()
+        async for message in ws:
+            if message.type == WSMsgType.TEXT:
+                data = json.loads(message.data)
+                if "envelope_id" in data:
+                    with self._cond:
+                        self.acks.append(data)
+                        self._cond.notify_all()
+        return ws
+
+    def push(self, envelope_type: str, payload: dict, envelope_id: str) -> None:
+        """Deliver an envelope as Slack does (events_api, interactive, ...) on the open socket."""
+        import asyncio
+
+        envelope = {"envelope_id": envelope_id, "type": envelope_type, "payload": payload,
+                    "accepts_response_payload": envelope_type != "events_api", "retry_attempt": 0,
+                    "retry_reason": ""}
+        asyncio.run_coroutine_threadsafe(self._sockets[-1].send_json(envelope), self._loop).result(5)
+
+    def wait_for_ack(self, envelope_id: str, timeout: float = 10.0) -> dict:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                found = [a for a in self.acks if a["envelope_id"] == envelope_id]
+                if found:
+                    return found[0]
+                if time.monotonic() >= deadline:
+                    raise AssertionError(f"no ack for envelope {envelope_id}")
+                self._cond.wait(0.1)
+
+    def stop(self) -> None:
+        import asyncio
+
+        async def close():
+            for ws in self._sockets:
+                await ws.close()
+            if self._runner:
+                await self._runner.cleanup()
+
+        try:
+            asyncio.run_coroutine_threadsafe(close(), self._loop).result(5)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)

@@ -82,7 +82,7 @@ def answer_markdown(answer: Answer) -> str:
     if answer.fix:
         out += ["", "**Fix**", "", *fix_markdown(answer.fix)]
     if answer.warnings:
-        out += ["", "**Warnings**", ""] + [f"- ⚠️ {w}" for w in answer.warnings]
+        out += ["", "**Warnings**", ""] + [f"- ⚠ {w}" for w in answer.warnings]
     if answer.next_steps:
         label = "Collect next" if answer.abstained else "Verify"
         steps = [s.removeprefix("Verify: ") for s in answer.next_steps]
@@ -183,7 +183,7 @@ def question_markdown(text: str, file_name: str | None = None, file_size: int | 
             parts.append(text.strip())
     if file_name:
         size = f" ({_size(file_size)})" if file_size is not None else ""
-        parts.append(f"📎 {code_span(file_name)}{size}")
+        parts.append(f"Attached log: {code_span(file_name)}{size}")
     return "\n\n".join(parts)
 
 

@@ -37,6 +37,7 @@ from ui.slack_format import (ACTION_HELPFUL, ACTION_NOT_HELPFUL, answer_messages
 log = logging.getLogger("ask.slack")
 
 LOOKING = "Looking into it..."
+LOOKING_WITH_LLM = "Looking into it (the knowledge base, then the local model: up to a minute)..."
 MAX_FILE_BYTES = 20_000_000   # a bigger log is refused: ask for the part around the first error
 FILES_PER_MESSAGE = 3
 DOWNLOAD_TIMEOUT = 30.0
@@ -140,13 +141,19 @@ class SlackBot:
         try:
             thread = None
             if thread_ts != ts:
-                thread = self._fetch_thread(client, channel, thread_ts)
+                try:
+                    thread = self._fetch_thread(client, channel, thread_ts)
+                except Exception as exc:  # noqa: BLE001
+                    if only_if_bot_in_thread:  # nobody asked the bot: no error message in their thread
+                        log.warning("cannot read thread %s/%s: %s", channel, thread_ts, _one_line(exc))
+                        return
+                    raise
                 if only_if_bot_in_thread and not any(self._is_bot(m, context) for m in thread):
                     return
             if not self.messages.claim((channel, ts)):
                 return  # the same message seen through another event type
             placeholder = client.chat_postMessage(channel=channel, thread_ts=thread_ts,
-                                                  **notice(LOOKING, ":mag:"))["ts"]
+                                                  **notice(self._looking(), ":mag:"))["ts"]
             lines, history = self._query(client, context, event, thread)
             self._post_answer(client, channel, thread_ts, placeholder, lines, history)
         except UsageError as exc:
@@ -159,6 +166,9 @@ class SlackBot:
             self._say(client, channel, thread_ts, placeholder, notice(
                 f"Sorry, something went wrong while answering ({type(exc).__name__}); "
                 "the details are in the bot's log.", ":x:"))
+
+    def _looking(self) -> str:
+        return LOOKING_WITH_LLM if getattr(self.assistant, "llm", None) is not None else LOOKING
 
     def _post_answer(self, client, channel, thread_ts, placeholder, lines, history) -> None:
         from assistant.trace import analyze_lines
@@ -314,6 +324,15 @@ def message_text(message: dict) -> str:
     return slack_to_plain("\n".join(parts) if parts else message.get("text") or "")
 
 
+def _one_line(exc: Exception) -> str:
+    response = getattr(exc, "response", None)
+    if response is not None and hasattr(response, "get") and response.get("error"):
+        return f"Slack said {response.get('error')}"
+    if isinstance(exc, urllib.error.URLError):
+        return f"cannot reach Slack's Web API ({exc.reason})"
+    return " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+
+
 def with_rate_limit_retries(client, retries: int = 2):
     """Slack answers 429 + Retry-After when a method is called too often: wait and retry."""
     from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
@@ -341,8 +360,9 @@ def build_app(assistant, settings: Settings, client=None, token: str | None = No
         raise UsageError("SLACK_SIGNING_SECRET is not set: copy it from the app's Basic Information "
                          "page, or use Socket Mode (SLACK_APP_TOKEN, `ask slack --socket`)")
     client = with_rate_limit_retries(client or WebClient(token=token))
+    client.token = client.token or token
     try:
-        app = App(token=token, client=client, signing_secret=signing_secret, name="ask")
+        app = App(client=client, signing_secret=signing_secret, name="ask")  # the token is the client's
     except BoltError as exc:
         raise UsageError(f"Slack rejected SLACK_BOT_TOKEN: {' '.join(str(exc).split())[:200]}") from None
     bot = SlackBot(assistant, settings)
@@ -371,6 +391,14 @@ def make_http_server(app, host: str = "127.0.0.1", port: int = 3000, path: str =
 
     return make_server(host, port, SlackRequestHandler(app, path), server_class=_ThreadingWSGIServer,
                        handler_class=_LoggingHandler)
+
+
+def socket_mode_handler(app, app_token: str, web_client=None):
+    """Socket Mode: the bot dials out to Slack over a WebSocket (no public URL, no signatures:
+    the app-level token authenticates the connection). `.connect()` returns, `.start()` blocks."""
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    return SocketModeHandler(app, app_token, web_client=web_client)
 
 
 def choose_mode(args, environ) -> str:
@@ -404,6 +432,17 @@ def check_tokens(mode: str, environ) -> None:
         raise UsageError("HTTP mode needs SLACK_SIGNING_SECRET: copy it from the app's Basic Information page")
 
 
+def verify_bot_token(token: str, client=None) -> dict:
+    """auth.test: is the token good, and which bot is it? One-line errors otherwise."""
+    from slack_sdk import WebClient
+
+    client = client or WebClient(token=token, timeout=15)
+    try:
+        return client.auth_test().data
+    except Exception as exc:  # noqa: BLE001 - SlackApiError or a network error, said in one line
+        raise UsageError(f"SLACK_BOT_TOKEN check (auth.test) failed: {_one_line(exc)}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="ask slack", description="The Slack bot: answers SGLang traces where it is mentioned, in "
@@ -420,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     chosen = choose_mode(args, os.environ)
     check_tokens(chosen, os.environ)  # before loading anything slow
+    verify_bot_token(os.environ["SLACK_BOT_TOKEN"])  # fail fast, before the index loads
     logging.basicConfig(level=logging.DEBUG if os.environ.get("ASK_DEBUG") else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -440,11 +480,14 @@ def main(argv: list[str] | None = None) -> int:
     app = build_app(assistant, settings, socket_mode=chosen == "socket")
 
     if chosen == "socket":
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
-
+        handler = socket_mode_handler(app, os.environ["SLACK_APP_TOKEN"])
+        try:
+            handler.connect()
+        except Exception as exc:  # noqa: BLE001 - SlackApiError (bad token) or no network: one line
+            raise UsageError(f"cannot open a Socket Mode connection: {_one_line(exc)}") from None
         print("ask slack: connected in Socket Mode; mention the bot in a channel it was invited to",
               file=sys.stderr)
-        SocketModeHandler(app, os.environ["SLACK_APP_TOKEN"]).start()
+        threading.Event().wait()  # the handler's threads answer; Ctrl-C stops
         return 0
     try:
         server = make_http_server(app, args.host, args.port, args.path)

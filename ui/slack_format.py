@@ -31,6 +31,8 @@ ACTION_HELPFUL = "ask_feedback_up"
 ACTION_NOT_HELPFUL = "ask_feedback_down"
 
 REDACTED = "[redacted]"
+# values that only stand for a secret: $HF_TOKEN, <key>, [0-9]*, EMPTY (the OpenAI client's dummy key)
+_PLACEHOLDER = r"(?!\$|<|\[|\{|\*|(?:EMPTY|None|null|none|xxx+|your[_-])(?:[\s\"',;}]|$))"
 _SECRET_NAME = r"(?:api[_-]?key|access[_-]?key|secret(?:[_-]?key)?|token|password|passwd|pwd|auth)"
 _REDACTIONS = [
     # well-known token shapes, wherever they appear
@@ -45,9 +47,10 @@ _REDACTIONS = [
     (re.compile(r"(?i)(?<![\w-])((?:proxy-)?authorization|x-api-key|api-key)(\s*[:=]\s*)[^\r\n,;'\"}]+"),
      rf"\1\2{REDACTED}"),
     # --api-key X, --hf-token=X, --password X (but not --max-prefill-tokens or --tokenizer-path)
-    (re.compile(rf"(?i)(--?[\w-]*{_SECRET_NAME})(?![\w-])(=|\s+)(?!-)(\S+)"), rf"\1\2{REDACTED}"),
+    (re.compile(rf"(?i)(?<![\w-])(--?[\w-]*{_SECRET_NAME})(?![\w-])(=|\s+){_PLACEHOLDER}(?!-)(\S+)"),
+     rf"\1\2{REDACTED}"),
     # password=..., HF_TOKEN=..., "api_key": "..." (numbers like `#token: 342` in SGLang's logs stay)
-    (re.compile(rf"(?i)\b([\w.-]*{_SECRET_NAME})\b([\"']?\s*[=:]\s*)([\"']?)(?!\d+(?:\.\d+)?\b)([^\s\"'&,;}}]+)"),
+    (re.compile(rf"(?i)\b([\w.-]*{_SECRET_NAME})\b([\"']?\s*[=:]\s*)([\"']?){_PLACEHOLDER}(?!\d+(?:\.\d+)?\b)([^\s\"'&,;}}]+)"),
      rf"\1\2\3{REDACTED}"),
     # credentials inside URLs: scheme://user:password@host
     (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s@/]+@"), rf"\1{REDACTED}@"),
@@ -168,6 +171,8 @@ def _source_links(answer: Answer) -> list[str]:
             out.append("• " + link(citation, label))
         elif citation.startswith("kb:"):
             out.append(f"• knowledge base entry `{escape(citation[3:])}`")
+        elif citation.startswith("seed:"):
+            out.append(f"• seed document `{escape(citation[5:])}` (in the knowledge base)")
         else:
             out.append("• " + escape(redact(citation)))
     return out
@@ -190,7 +195,8 @@ def answer_sections(answer: Answer) -> list[str]:
                 head += "\n" + escape(top.title_zh)
             sections.append(head)
             if top.evidence:
-                quoted = [f"&gt; `{escape(redact(line[:EVIDENCE_CHARS]))}`" for line in top.evidence[:EVIDENCE_LINES]]
+                # a raw ">" opens a quote; only "<" and "&" start Slack's control sequences
+                quoted = [f"> `{escape(redact(line[:EVIDENCE_CHARS]))}`" for line in top.evidence[:EVIDENCE_LINES]]
                 sections.append("*Matched in your log:*\n" + "\n".join(quoted))
         sections.append("*What went wrong*\n" + md_to_mrkdwn(answer.diagnosis))
         if answer.fix:
@@ -201,7 +207,8 @@ def answer_sections(answer: Answer) -> list[str]:
         sections.append("*Detected:* " + escape(detected))
     if answer.next_steps:
         title = "*Collect next*" if answer.abstained else "*Verify*"
-        sections.append(title + "\n" + "\n".join("• " + md_to_mrkdwn(s) for s in answer.next_steps))
+        steps = [s.removeprefix("Verify: ") for s in answer.next_steps]
+        sections.append(title + "\n" + "\n".join("• " + md_to_mrkdwn(s) for s in steps))
     if answer.warnings:
         sections.append("*Warnings*\n" + "\n".join(":warning: " + md_to_mrkdwn(w) for w in answer.warnings))
     if answer.changes:
@@ -227,9 +234,11 @@ def _split_long(section: str, limit: int = SECTION_CHARS) -> list[str]:
     budget = limit - 8  # room for the ``` that closes and reopens a cut code block
     lines = []
     for line in section.split("\n"):
-        while len(line) > budget:  # one very long line: cut it too
-            lines.append(line[:budget])
-            line = line[budget:]
+        while len(line) > budget:  # one very long line: cut it too, between words when it can
+            cut = line.rfind(" ", budget // 2, budget)
+            cut = cut if cut > 0 else budget
+            lines.append(line[:cut])
+            line = line[cut:].lstrip(" ")
         lines.append(line)
     pieces, current, in_code = [], "", False
     for line in lines:

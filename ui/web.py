@@ -21,6 +21,7 @@ Gradio is imported inside the functions that need it (it costs seconds), so `ask
 from __future__ import annotations
 
 import argparse
+import html
 import itertools
 import logging
 import os
@@ -76,13 +77,30 @@ EXAMPLES = [
 
 CSS = """
 #mode-banner .banner { padding: 8px 12px; border-radius: 8px; font-weight: 500; }
+#mode-banner .banner::before { content: "●"; margin-right: 8px; }
 #mode-banner .banner.llm { background: #e8f5e9; color: #1b5e20; }
+#mode-banner .banner.llm::before { color: #2e7d32; }
 #mode-banner .banner.kb { background: #fff8e1; color: #6d4c00; }
+#mode-banner .banner.kb::before { color: #f9a825; }
 #sources details.source { border: 1px solid var(--border-color-primary); border-radius: 6px;
   padding: 4px 8px; margin: 6px 0; }
 #sources details.source summary { cursor: pointer; }
 #sources details.source pre { white-space: pre-wrap; font-size: 0.85em; }
 """
+
+# Gradio's autoscroll jumps to the bottom of a long answer, past the problem's title and what went
+# wrong; instead, on every chat update, bring the top of the latest answer into view.
+SHOW_LATEST_ANSWER = """() => { setTimeout(() => {
+  const chat = document.querySelector('#chat');
+  const rows = chat ? chat.querySelectorAll('.message-row.bot-row') : [];
+  const row = rows[rows.length - 1];
+  if (!row) return;
+  let box = row.parentElement;
+  while (box && box !== chat && !(box.scrollHeight > box.clientHeight + 1 &&
+         /(auto|scroll)/.test(getComputedStyle(box).overflowY))) { box = box.parentElement; }
+  if (!box || box === chat) return;
+  box.scrollTop += row.getBoundingClientRect().top - box.getBoundingClientRect().top - 48;
+}, 60); }"""
 
 
 # ---- session state ------------------------------------------------------------------------------
@@ -177,8 +195,8 @@ def page_message(exc: Exception) -> str:
                           ("pass a text log with --log FILE", "drop a text log file"),
                           ("pass a log with --log FILE", "drop a log file")):
             text = text.replace(cli, page)
-        return "⚠️ " + " ".join(text.split())
-    return (f"⚠️ Something went wrong while answering ({type(exc).__name__}). The server log has "
+        return "⚠ " + " ".join(text.split())
+    return (f"⚠ Something went wrong while answering ({type(exc).__name__}). The server log has "
             "the details; try again or rephrase the question.")
 
 
@@ -192,8 +210,8 @@ def mode_banner(assistant, settings: Settings) -> str:
             model = llm.model
         except AssistantError:
             model = "the model"
-        return (f'<div class="banner llm">🟢 Answers are written by the SGLang model <b>{model}</b> at '
-                f"{settings.endpoint} from the knowledge base's entries, and checked against them before "
+        return (f'<div class="banner llm">Answers are written by the SGLang model <b>{html.escape(model)}</b> '
+                f"at {html.escape(settings.endpoint)} from the knowledge base's entries, and checked against them before "
                 "they are shown.</div>")
     if llm is not None:
         why = llm.unavailable_reason or f"no SGLang server answering at {settings.endpoint}"
@@ -201,7 +219,7 @@ def mode_banner(assistant, settings: Settings) -> str:
         why = "the SGLang model is turned off (--no-llm or ASK_NO_LLM=1)"
     else:
         why = "no SGLang model client is available"
-    return f'<div class="banner kb">🟡 Answers come from the knowledge base alone: {why}.</div>'
+    return f'<div class="banner kb">Answers come from the knowledge base alone: {html.escape(why.rstrip("."))}.</div>'
 
 
 def build_demo(assistant, settings: Settings, concurrency: int = DEFAULT_CONCURRENCY):
@@ -296,7 +314,7 @@ def build_demo(assistant, settings: Settings, concurrency: int = DEFAULT_CONCURR
     def new_conversation():
         return [], Session(), sources_markdown(None), detected_markdown(None), gr.update(value=None)
 
-    with gr.Blocks(title="ask · SGLang troubleshooting") as demo:
+    with gr.Blocks(title="ask · SGLang troubleshooting", analytics_enabled=False) as demo:
         gr.Markdown("## ask · SGLang troubleshooting\nPaste an SGLang error trace or drop a server "
                     "log: the answer shows the matched problem, the fix and its sources.")
         banner = gr.Markdown(mode_banner(assistant, settings), elem_id="mode-banner")
@@ -304,16 +322,16 @@ def build_demo(assistant, settings: Settings, concurrency: int = DEFAULT_CONCURR
         with gr.Row(equal_height=False):
             with gr.Column(scale=3):
                 chatbot = gr.Chatbot(
-                    elem_id="chat", label="Conversation", height=560, layout="bubble",
+                    elem_id="chat", show_label=False, height=620, layout="bubble", autoscroll=False,
                     feedback_options=FEEDBACK_OPTIONS, buttons=["copy"],
                     placeholder="Paste a trace below, drop a log file, or click an example.")
                 box = gr.MultimodalTextbox(
                     elem_id="question", show_label=False, sources=["upload"], file_count="single",
-                    lines=3, max_lines=16, max_plain_text_length=PASTE_AS_FILE_CHARS,
+                    lines=1, max_lines=16, max_plain_text_length=PASTE_AS_FILE_CHARS,
                     placeholder="Paste the error trace (or ask a follow-up), or drop a server log…")
-                gr.Examples([[{"text": t, "files": []}] for _, t in EXAMPLES], inputs=[box],
-                            label="Example traces (click, then send)",
-                            example_labels=[label for label, _ in EXAMPLES])
+                examples = gr.Examples([[{"text": t, "files": []}] for _, t in EXAMPLES], inputs=[box],
+                                       label="Example traces (click one to ask it)",
+                                       example_labels=[label for label, _ in EXAMPLES])
                 clear = gr.Button("New conversation", size="sm", variant="secondary")
             with gr.Column(scale=2):
                 gr.Markdown("### Sources")
@@ -321,11 +339,17 @@ def build_demo(assistant, settings: Settings, concurrency: int = DEFAULT_CONCURR
                 gr.Markdown("### Detected in your trace")
                 detected = gr.Markdown(detected_markdown(None), elem_id="detected")
 
-        box.submit(respond, [box, chatbot, session], [box, chatbot, sources, detected, session],
-                   api_name="ask", concurrency_limit=concurrency, show_progress="hidden")
+        answer_io = {"fn": respond, "inputs": [box, chatbot, session], "show_progress": "hidden",
+                     "outputs": [box, chatbot, sources, detected, session],
+                     "concurrency_limit": concurrency, "concurrency_id": "answer"}   # one shared pool
+        box.submit(**answer_io, api_name="ask")
+        # a click on an example fills the box (Gradio's own event), then asks it at once
+        examples.load_input_event.then(**answer_io, api_visibility="private")
         chatbot.like(on_like, [session], None, api_visibility="private")
-        clear.click(new_conversation, None, [chatbot, session, sources, detected, box],
-                    api_visibility="private")
+        chatbot.change(None, None, None, js=SHOW_LATEST_ANSWER, api_visibility="private")
+        for reset in (clear.click, chatbot.clear):   # the button, and the chat's own trash icon
+            reset(new_conversation, None, [chatbot, session, sources, detected, box],
+                  api_visibility="private")
         demo.load(lambda: mode_banner(assistant, settings), None, banner, api_visibility="private")
     demo.queue(default_concurrency_limit=concurrency)
     return demo
@@ -381,10 +405,14 @@ def main(argv: list[str] | None = None) -> int:
     from assistant.pipeline import Assistant
 
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        import gradio  # noqa: F401 - only to say what is missing before the index loads
+    except ImportError as exc:
+        raise UsageError("the web UI needs Gradio: pip install -e '.[ui]'") from exc
     settings = _settings(args)
     if args.no_llm:
         settings = settings.with_options(use_llm=False)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr))
     assistant.llm = connect_llm(settings)
     demo = build_demo(assistant, settings, concurrency=args.concurrency)

@@ -1,0 +1,352 @@
+"""SGLang flag / env-var registry: no fix may recommend a flag or variable that does not exist.
+
+Answers, offline and fast, whether a ``launch_server`` flag (``--tp-size``) or an
+``SGLANG_*`` / legacy ``SGL_*`` environment variable exists in a given SGLang release,
+what argparse resolves it to (``--tp`` -> ``--tp-size``), whether it is deprecated, and
+what to use instead. Backed by ``kb/sglang_flags.json`` (built by
+``python -m ingest.sglang_flags``), loaded once. Imports only the stdlib and
+``packaging`` because it sits on the hot path of the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+DEFAULT_PATH = Path(__file__).resolve().parent.parent / "kb" / "sglang_flags.json"
+
+SGLANG_ENV_PREFIXES = ("SGLANG_", "SGL_")
+OUT_OF_SCOPE_NOTE = "not an SGLang variable; not checked"
+
+FLAG_PATTERN = r"(?<![\w-])--[a-z0-9]+(?:[-_][a-z0-9]+)*"
+ENV_PATTERN = r"(?<![A-Za-z0-9_])(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9](?![A-Za-z0-9_])"
+NAME_IN_TEXT = re.compile(f"{FLAG_PATTERN}|{ENV_PATTERN}")
+VERSION_IN_TEXT = re.compile(r"\d+(?:\.\d+)+(?:[.-]?(?:a|b|rc|post|dev)\d*)*")
+
+
+@dataclass(frozen=True)
+class Rename:
+    """A hand-checked replacement for a removed or deprecated flag / env var."""
+
+    replacement: str  # what to tell the user, e.g. "--ep-size N"
+    requires: str  # the flag or env var the replacement needs in the target release
+    since: str  # first registry release that has `requires` (verified by tests/test_flags.py)
+
+
+# Only what the extracted data does not say by itself (or says wrongly: 0.4.1's help
+# text recommends "--sampling-backend pytroch"). Each entry is checked against the
+# registry in the tests; a replacement is offered only where `requires` exists.
+CURATED_RENAMES: dict[str, Rename] = {
+    "--enable-ep-moe": Rename("--ep-size N", "--ep-size", "0.4.1"),
+    "--enable-deepep-moe": Rename("--moe-a2a-backend deepep", "--moe-a2a-backend", "0.5.1"),
+    "--disable-flashinfer": Rename("--attention-backend triton", "--attention-backend", "0.4.1"),
+    "--disable-flashinfer-sampling": Rename("--sampling-backend pytorch", "--sampling-backend", "0.4.1"),
+    "--disable-cuda-graph": Rename(
+        "--cuda-graph-backend-decode disabled --cuda-graph-backend-prefill disabled",
+        "--cuda-graph-backend-decode",
+        "0.5.14",
+    ),
+    # The old variable disabled the check, the new one enables it: the value flips.
+    "SGL_DISABLE_TP_MEMORY_INBALANCE_CHECK": Rename(
+        "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK=false", "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", "0.5.7"
+    ),
+    "SGL_ENABLE_JIT_DEEPGEMM": Rename("SGLANG_ENABLE_JIT_DEEPGEMM", "SGLANG_ENABLE_JIT_DEEPGEMM", "0.5.3"),
+}
+
+
+@dataclass(frozen=True)
+class FlagStatus:
+    name: str  # as written by the user, e.g. "--tp" or "SGLANG_DISABLE_FP8"
+    kind: str  # "flag" | "env"
+    exists: bool  # accepted by that version (exact name, argparse abbreviation, or alias; env: read by it)
+    canonical: str | None  # full name it resolves to ("--tp" -> "--tp-size"), None if unknown
+    versions: tuple[str, ...]  # registry versions where the name (or its canonical form) exists
+    replacement: str | None  # what to use instead in that version if renamed/removed, else None
+    deprecated: bool
+    note: str  # one human-readable line
+
+
+@dataclass(frozen=True)
+class Release:
+    """What one SGLang release accepts."""
+
+    flags: frozenset[str]
+    deprecated_flags: frozenset[str]
+    flag_replacements: dict[str, str]  # deprecated flag -> what its help text says to use
+    allow_abbrev: bool
+    env_vars: frozenset[str]  # SGLANG_* and SGL_* together
+    deprecated_env_vars: dict[str, str]  # old name -> replacement ("" if none)
+    retired_env_vars: frozenset[str]  # only honoured by a deprecation shim, if at all
+    sgl_prefix_alias: bool  # SGL_X is rewritten to SGLANG_X at startup
+
+    @classmethod
+    def from_json(cls, entry: dict) -> Release:
+        return cls(
+            flags=frozenset(entry["flags"]),
+            deprecated_flags=frozenset(entry.get("deprecated_flags", ())),
+            flag_replacements=dict(entry.get("flag_replacements", {})),
+            allow_abbrev=entry.get("allow_abbrev", True),
+            env_vars=frozenset(entry.get("env_vars", ())) | frozenset(entry.get("legacy_env_vars", ())),
+            deprecated_env_vars=dict(entry.get("deprecated_env_vars", {})),
+            retired_env_vars=frozenset(entry.get("retired_env_vars", ())),
+            sgl_prefix_alias=entry.get("sgl_prefix_alias", False),
+        )
+
+    def has(self, name: str) -> bool:
+        return name in self.flags or (name in self.env_vars and name not in self.retired_env_vars)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer for one name in one release."""
+
+    exists: bool
+    canonical: str | None = None
+    deprecated: bool = False
+    replacement: str | None = None
+    how: str = ""  # exact, abbrev, shadowed, ambiguous, underscore, sgl-alias, retired, missing
+    candidates: tuple[str, ...] = ()  # the flags an ambiguous abbreviation could mean
+
+
+def release_tuple(version: str | None) -> tuple[int, int, int] | None:
+    """(major, minor, micro) of "0.4.6.post2", "v0.5.6rc1", "sglang==0.5.7"; None if unparseable."""
+    if not version:
+        return None
+    match = VERSION_IN_TEXT.search(str(version))
+    if not match:
+        return None
+    try:
+        release = Version(match.group(0)).release
+    except InvalidVersion:
+        release = tuple(int(part) for part in re.findall(r"\d+", match.group(0)))
+    return (tuple(release) + (0, 0, 0))[:3]
+
+
+def find_names(text: str) -> list[str]:
+    """SGLang-looking flags (``--foo-bar``, also ``--foo_bar``) and SGLANG_*/SGL_* names in text, in order, unique."""
+    return list(dict.fromkeys(match.group(0) for match in NAME_IN_TEXT.finditer(text)))
+
+
+def describe_versions(versions: Iterable[str], order: list[str]) -> str:
+    """Contiguous runs of registry releases: "0.4.1-0.5.3, 0.5.9"."""
+    chosen = set(versions)
+    runs: list[list[str]] = []
+    previous_chosen = False
+    for version in order:
+        if version in chosen:
+            if previous_chosen:
+                runs[-1].append(version)
+            else:
+                runs.append([version])
+        previous_chosen = version in chosen
+    return ", ".join(run[0] if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
+
+
+def split_value(name: str) -> str:
+    """Drop a value written with the name: "--tp-size=2" -> "--tp-size", "SGLANG_X=1" -> "SGLANG_X"."""
+    return name.strip().split("=", 1)[0].strip()
+
+
+class FlagRegistry:
+    """Flags and env vars of every SGLang release in kb/sglang_flags.json."""
+
+    def __init__(self, releases: dict[str, Release], path: Path | None = None):
+        self.path = path
+        self.versions: list[str] = sorted(releases, key=Version)
+        self.latest: str = self.versions[-1]
+        self.releases = releases
+        self._tuples = {v: release_tuple(v) for v in self.versions}
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> FlagRegistry:
+        return _load_cached(str(Path(path).resolve()) if path else str(DEFAULT_PATH))
+
+    # ----------------------------------------------------------------- versions
+
+    def nearest(self, version: str | None) -> str | None:
+        """The registry release at or below `version` (the lowest one if it is older than all)."""
+        wanted = release_tuple(version)
+        if wanted is None:
+            return None
+        at_or_below = [v for v in self.versions if self._tuples[v] <= wanted]
+        return at_or_below[-1] if at_or_below else self.versions[0]
+
+    def versions_in(self, spec: str | None) -> list[str]:
+        """Registry releases satisfying a PEP 440 specifier like ">=0.4.6,<0.5.9" ("any"/None/"" = all)."""
+        if spec is None or spec.strip().lower() in ("", "any", "all", "*"):
+            return list(self.versions)
+        text = re.sub(r"(?<=[<>=!~])\s*[vV](?=\d)", "", spec.strip())
+        if re.fullmatch(r"[vV]?\d[\w.]*", text):
+            return [self.nearest(text)]  # a bare version means "that release"
+        try:
+            specifier = SpecifierSet(text, prereleases=True)
+        except InvalidSpecifier:
+            raise ValueError(f"invalid version range {spec!r}: use a PEP 440 specifier such as '>=0.4.6,<0.5.9'") from None
+        return [v for v in self.versions if Version(v) in specifier]
+
+    # ----------------------------------------------------------------- checks
+
+    def check_many(self, names: Iterable[str], version: str | None = None) -> list[FlagStatus]:
+        return [self.check(name, version) for name in names]
+
+    def check(self, name: str, version: str | None = None) -> FlagStatus:
+        """Whether `name` exists in `version` (None = in any registry release), and what to use instead."""
+        name = split_value(name)
+        kind = "flag" if name.startswith("-") else "env"
+        if kind == "env" and not name.startswith(SGLANG_ENV_PREFIXES):
+            return FlagStatus(name, "env", True, None, (), None, False, OUT_OF_SCOPE_NOTE)
+
+        # A real flag of other releases that some release only accepts as an abbreviation
+        # of a different flag (--disable-flashinfer -> --disable-flashinfer-autotune) is a trap.
+        real_elsewhere = any(name in self.releases[v].flags for v in self.versions)
+        verdicts = {v: self._verdict(name, kind, self.releases[v], real_elsewhere) for v in self.versions}
+        present = tuple(v for v in self.versions if verdicts[v].exists)
+        target = self.nearest(version)
+        if target is None:
+            return self._overall_status(name, kind, verdicts, present)
+        verdict = verdicts[target]
+        exact_label = release_tuple(version) == self._tuples[target]
+        label = target if exact_label else f"{target} (closest known release to {version})"
+        genuine = tuple(v for v in present if verdicts[v].how != "shadowed")
+        note = self._release_note(name, verdict, genuine, label)
+        return FlagStatus(name, kind, verdict.exists, verdict.canonical, present, verdict.replacement, verdict.deprecated, note)
+
+    def _verdict(self, name: str, kind: str, release: Release, real_elsewhere: bool = False) -> Verdict:
+        verdict = self._flag_verdict(name, release) if kind == "flag" else self._env_verdict(name, release)
+        shadowed = verdict.how == "abbrev" and real_elsewhere
+        if verdict.exists and not verdict.deprecated and not shadowed:
+            return verdict
+        lookup = name[:2] + name[2:].replace("_", "-") if kind == "flag" else name
+        replacement = self._replacement(lookup if shadowed else verdict.canonical or lookup, release) or verdict.replacement
+        how = "shadowed" if shadowed else verdict.how
+        return Verdict(verdict.exists, verdict.canonical, verdict.deprecated, replacement, how, verdict.candidates)
+
+    def _flag_verdict(self, name: str, release: Release) -> Verdict:
+        canonical, how, candidates = resolve_flag(name, release)
+        if canonical:
+            return Verdict(True, canonical, canonical in release.deprecated_flags, None, how)
+        if "_" in name:
+            # argparse matches option strings literally: --foo_bar never reaches --foo-bar.
+            fixed, _, _ = resolve_flag(name[:2] + name[2:].replace("_", "-"), release)
+            if fixed:
+                return Verdict(False, None, False, fixed, "underscore")
+        return Verdict(False, None, False, None, "ambiguous" if candidates else "missing", candidates)
+
+    def _env_verdict(self, name: str, release: Release) -> Verdict:
+        if name in release.retired_env_vars:
+            return Verdict(False, None, True, None, "retired")
+        if name in release.env_vars:
+            return Verdict(True, name, name in release.deprecated_env_vars, None, "exact")
+        modern = modern_env_name(name)
+        if modern and release.sgl_prefix_alias and release.has(modern):
+            # Only a startup shim copies SGL_X to SGLANG_X: the release itself reads SGLANG_X.
+            return Verdict(False, modern, True, modern, "sgl-alias")
+        return Verdict(False, None, False, None, "missing")
+
+    def _replacement(self, name: str, release: Release) -> str | None:
+        """Curated rename, else what this or another release's deprecation says, if usable in `release`."""
+        curated = CURATED_RENAMES.get(name)
+        if curated and release.has(curated.requires):
+            return curated.replacement
+        for source in [release] + [self.releases[v] for v in reversed(self.versions)]:
+            suggestion = source.flag_replacements.get(name) or source.deprecated_env_vars.get(name)
+            if suggestion and release.has(re.split(r"[ =]", suggestion, maxsplit=1)[0]):
+                return suggestion
+        modern = modern_env_name(name)
+        if modern and release.has(modern):
+            return modern
+        return None
+
+    def _where(self, present: tuple[str, ...]) -> str:
+        if not present:
+            return f"exists in no SGLang release {self.versions[0]}-{self.latest}"
+        if len(present) == len(self.versions):
+            return f"exists in every release {self.versions[0]}-{self.latest}"
+        return f"exists in {describe_versions(present, self.versions)} only"
+
+    def _release_note(self, name: str, verdict: Verdict, present: tuple[str, ...], label: str) -> str:
+        instead = f"; use {verdict.replacement}" if verdict.replacement else ""
+        where = self._where(present)
+        if verdict.how == "exact":
+            return f"{name} exists in {label}" + (f" but is deprecated{instead}" if verdict.deprecated else "")
+        if verdict.how == "abbrev":
+            text = f"{name} is accepted in {label} as an argparse abbreviation of {verdict.canonical}"
+            return text + (f", which is deprecated{instead}" if verdict.deprecated else "")
+        if verdict.how == "shadowed":
+            real = tuple(v for v in present if name in self.releases[v].flags)
+            return (
+                f"{name} is accepted in {label} only as an argparse abbreviation of {verdict.canonical}; "
+                f"{name} itself {self._where(real)}{instead}"
+            )
+        if verdict.how == "sgl-alias":
+            return f"{name} is not read by {label}: only a deprecation shim copies SGL_* names to SGLANG_* at startup{instead}"
+        if verdict.how == "underscore":
+            return f"{name} is rejected by argparse in {label} (option names use dashes, not underscores){instead}"
+        if verdict.how == "ambiguous":
+            shown = ", ".join(sorted(verdict.candidates)[:5]) + (", ..." if len(verdict.candidates) > 5 else "")
+            return f"{name} is rejected in {label} as an ambiguous abbreviation of {len(verdict.candidates)} flags ({shown}); it {where}{instead}"
+        if verdict.how == "retired":
+            return f"{name} is deprecated in {label}: only a deprecation shim still handles it; it {where}{instead}"
+        return f"{name} does not exist in {label}; it {where}{instead}"
+
+    def _overall_status(self, name: str, kind: str, verdicts: dict[str, Verdict], present: tuple[str, ...]) -> FlagStatus:
+        """Status across all releases; replacement and deprecation are those of the latest release."""
+        latest = verdicts[self.latest]
+        replacement = latest.replacement
+        genuine = tuple(v for v in present if verdicts[v].how != "shadowed")
+        shadowed = tuple(v for v in present if verdicts[v].how == "shadowed")
+        newest = verdicts[(genuine or present)[-1]] if present else latest
+        deprecated_in = tuple(v for v in present if verdicts[v].deprecated)
+        if latest.how == "underscore":
+            note = f"{name} is rejected by argparse (option names use dashes, not underscores); use {replacement}"
+        else:
+            note = f"{name} {self._where(genuine)}"
+            if newest.how == "abbrev" and newest.canonical:
+                note = f"{name} (argparse abbreviation of {newest.canonical}) {self._where(genuine)}"
+            if shadowed:
+                note += f" ({describe_versions(shadowed, self.versions)} accept it only as an abbreviation of another flag)"
+            if deprecated_in:
+                note += f"; deprecated in {describe_versions(deprecated_in, self.versions)}"
+            if replacement:
+                note += f"; use {replacement}" + (f" in {self.latest}" if present else " instead")
+        deprecated = bool(present) and newest.deprecated
+        return FlagStatus(name, kind, bool(present), newest.canonical, present, replacement, deprecated, note)
+
+
+def modern_env_name(name: str) -> str | None:
+    """SGL_X -> SGLANG_X, the rename SGLang applied to its legacy variables."""
+    return "SGLANG_" + name[len("SGL_") :] if name.startswith("SGL_") else None
+
+
+def resolve_flag(name: str, release: Release) -> tuple[str | None, str, tuple[str, ...]]:
+    """(canonical flag, "exact"/"abbrev", ambiguous candidates) the way argparse resolves `name`."""
+    if name in release.flags:
+        return name, "exact", ()
+    if not (release.allow_abbrev and name.startswith("--") and len(name) > 2):
+        return None, "missing", ()
+    # argparse accepts a unique prefix of a long option; several matches are an error.
+    matches = tuple(flag for flag in release.flags if flag.startswith(name))
+    if len(matches) == 1:
+        return matches[0], "abbrev", ()
+    return None, "missing", matches
+
+
+@lru_cache(maxsize=4)
+def _load_cached(path: str) -> FlagRegistry:
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise FileNotFoundError(f"SGLang flag registry not found at {path}; rebuild it with `python -m ingest.sglang_flags`") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"SGLang flag registry {path} is not valid JSON ({error}); rebuild it with `python -m ingest.sglang_flags`") from None
+    if data.get("format") != 1 or not data.get("versions"):
+        raise ValueError(f"SGLang flag registry {path} has an unknown format; rebuild it with `python -m ingest.sglang_flags`")
+    releases = {version: Release.from_json(entry) for version, entry in data["versions"].items()}
+    return FlagRegistry(releases, Path(path))
