@@ -162,7 +162,8 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3) -> A
             continue
         names = sglang_names(step["text"], *step.get("commands", []))
         if registry is not None and version:
-            missing = [n for n in names if not registry.check(n, registry.nearest(version)).exists]
+            statuses = [registry.check(n, registry.nearest(version)) for n in names]
+            missing = [st.name for st in statuses if not st.exists and not st.deprecated]
             if missing:
                 dropped.append(f"A step of this fix uses {', '.join(missing)}, which SGLang {version} "
                                "does not have; it was left out.")

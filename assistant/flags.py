@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -24,6 +24,8 @@ DEFAULT_PATH = Path(__file__).resolve().parent.parent / "kb" / "sglang_flags.jso
 
 SGLANG_ENV_PREFIXES = ("SGLANG_", "SGL_")
 OUT_OF_SCOPE_NOTE = "not an SGLang variable; not checked"
+DASHES_NOT_UNDERSCORES = "option names use dashes, not underscores"
+REBUILD_HINT = "rebuild it with `python -m ingest.sglang_flags`"
 
 FLAG_PATTERN = r"(?<![\w-])--[a-z0-9]+(?:[-_][a-z0-9]+)*"
 ENV_PATTERN = r"(?<![A-Za-z0-9_])(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9](?![A-Za-z0-9_])"
@@ -47,7 +49,9 @@ CURATED_RENAMES: dict[str, Rename] = {
     "--enable-ep-moe": Rename("--ep-size N", "--ep-size", "0.4.1"),
     "--enable-deepep-moe": Rename("--moe-a2a-backend deepep", "--moe-a2a-backend", "0.5.1"),
     "--disable-flashinfer": Rename("--attention-backend triton", "--attention-backend", "0.4.1"),
-    "--disable-flashinfer-sampling": Rename("--sampling-backend pytorch", "--sampling-backend", "0.4.1"),
+    "--disable-flashinfer-sampling": Rename(
+        "--sampling-backend pytorch", "--sampling-backend", "0.4.1"
+    ),
     "--disable-cuda-graph": Rename(
         "--cuda-graph-backend-decode disabled --cuda-graph-backend-prefill disabled",
         "--cuda-graph-backend-decode",
@@ -55,9 +59,13 @@ CURATED_RENAMES: dict[str, Rename] = {
     ),
     # The old variable disabled the check, the new one enables it: the value flips.
     "SGL_DISABLE_TP_MEMORY_INBALANCE_CHECK": Rename(
-        "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK=false", "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", "0.5.7"
+        "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK=false",
+        "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK",
+        "0.5.7",
     ),
-    "SGL_ENABLE_JIT_DEEPGEMM": Rename("SGLANG_ENABLE_JIT_DEEPGEMM", "SGLANG_ENABLE_JIT_DEEPGEMM", "0.5.3"),
+    "SGL_ENABLE_JIT_DEEPGEMM": Rename(
+        "SGLANG_ENABLE_JIT_DEEPGEMM", "SGLANG_ENABLE_JIT_DEEPGEMM", "0.5.3"
+    ),
 }
 
 
@@ -65,7 +73,7 @@ CURATED_RENAMES: dict[str, Rename] = {
 class FlagStatus:
     name: str  # as written by the user, e.g. "--tp" or "SGLANG_DISABLE_FP8"
     kind: str  # "flag" | "env"
-    exists: bool  # accepted by that version (exact name, argparse abbreviation, or alias; env: read by it)
+    exists: bool  # accepted by that version (exact, argparse abbreviation, alias; env: read by it)
     canonical: str | None  # full name it resolves to ("--tp" -> "--tp-size"), None if unknown
     versions: tuple[str, ...]  # registry versions where the name (or its canonical form) exists
     replacement: str | None  # what to use instead in that version if renamed/removed, else None
@@ -93,7 +101,8 @@ class Release:
             deprecated_flags=frozenset(entry.get("deprecated_flags", ())),
             flag_replacements=dict(entry.get("flag_replacements", {})),
             allow_abbrev=entry.get("allow_abbrev", True),
-            env_vars=frozenset(entry.get("env_vars", ())) | frozenset(entry.get("legacy_env_vars", ())),
+            env_vars=frozenset(entry.get("env_vars", ()))
+            | frozenset(entry.get("legacy_env_vars", ())),
             deprecated_env_vars=dict(entry.get("deprecated_env_vars", {})),
             retired_env_vars=frozenset(entry.get("retired_env_vars", ())),
             sgl_prefix_alias=entry.get("sgl_prefix_alias", False),
@@ -130,7 +139,8 @@ def release_tuple(version: str | None) -> tuple[int, int, int] | None:
 
 
 def find_names(text: str) -> list[str]:
-    """SGLang-looking flags (``--foo-bar``, also ``--foo_bar``) and SGLANG_*/SGL_* names in text, in order, unique."""
+    """SGLang-looking flags (``--foo-bar``, also ``--foo_bar``) and SGLANG_*/SGL_* names in
+    `text`, in order of appearance, each once."""
     return list(dict.fromkeys(match.group(0) for match in NAME_IN_TEXT.finditer(text)))
 
 
@@ -150,7 +160,7 @@ def describe_versions(versions: Iterable[str], order: list[str]) -> str:
 
 
 def split_value(name: str) -> str:
-    """Drop a value written with the name: "--tp-size=2" -> "--tp-size", "SGLANG_X=1" -> "SGLANG_X"."""
+    """Drop an attached value: "--tp-size=2" -> "--tp-size", "SGLANG_X=1" -> "SGLANG_X"."""
     return name.strip().split("=", 1)[0].strip()
 
 
@@ -179,7 +189,10 @@ class FlagRegistry:
         return at_or_below[-1] if at_or_below else self.versions[0]
 
     def versions_in(self, spec: str | None) -> list[str]:
-        """Registry releases satisfying a PEP 440 specifier like ">=0.4.6,<0.5.9" ("any"/None/"" = all)."""
+        """Registry releases satisfying a PEP 440 specifier like ">=0.4.6,<0.5.9".
+
+        "any", "" and None select all of them.
+        """
         if spec is None or spec.strip().lower() in ("", "any", "all", "*"):
             return list(self.versions)
         text = re.sub(r"(?<=[<>=!~])\s*[vV](?=\d)", "", spec.strip())
@@ -188,7 +201,9 @@ class FlagRegistry:
         try:
             specifier = SpecifierSet(text, prereleases=True)
         except InvalidSpecifier:
-            raise ValueError(f"invalid version range {spec!r}: use a PEP 440 specifier such as '>=0.4.6,<0.5.9'") from None
+            raise ValueError(
+                f"invalid version range {spec!r}: use a PEP 440 specifier such as '>=0.4.6,<0.5.9'"
+            ) from None
         return [v for v in self.versions if Version(v) in specifier]
 
     # ----------------------------------------------------------------- checks
@@ -197,7 +212,7 @@ class FlagRegistry:
         return [self.check(name, version) for name in names]
 
     def check(self, name: str, version: str | None = None) -> FlagStatus:
-        """Whether `name` exists in `version` (None = in any registry release), and what to use instead."""
+        """Whether `name` exists in `version` (None: in any release), and what to use instead."""
         name = split_value(name)
         kind = "flag" if name.startswith("-") else "env"
         if kind == "env" and not name.startswith(SGLANG_ENV_PREFIXES):
@@ -206,7 +221,9 @@ class FlagRegistry:
         # A real flag of other releases that some release only accepts as an abbreviation
         # of a different flag (--disable-flashinfer -> --disable-flashinfer-autotune) is a trap.
         real_elsewhere = any(name in self.releases[v].flags for v in self.versions)
-        verdicts = {v: self._verdict(name, kind, self.releases[v], real_elsewhere) for v in self.versions}
+        verdicts = {
+            v: self._verdict(name, kind, self.releases[v], real_elsewhere) for v in self.versions
+        }
         present = tuple(v for v in self.versions if verdicts[v].exists)
         target = self.nearest(version)
         if target is None:
@@ -216,17 +233,42 @@ class FlagRegistry:
         label = target if exact_label else f"{target} (closest known release to {version})"
         genuine = tuple(v for v in present if verdicts[v].how != "shadowed")
         note = self._release_note(name, verdict, genuine, label)
-        return FlagStatus(name, kind, verdict.exists, verdict.canonical, present, verdict.replacement, verdict.deprecated, note)
+        return FlagStatus(
+            name,
+            kind,
+            verdict.exists,
+            verdict.canonical,
+            present,
+            verdict.replacement,
+            verdict.deprecated,
+            note,
+        )
 
-    def _verdict(self, name: str, kind: str, release: Release, real_elsewhere: bool = False) -> Verdict:
-        verdict = self._flag_verdict(name, release) if kind == "flag" else self._env_verdict(name, release)
+    def _verdict(
+        self, name: str, kind: str, release: Release, real_elsewhere: bool = False
+    ) -> Verdict:
+        verdict = (
+            self._flag_verdict(name, release)
+            if kind == "flag"
+            else self._env_verdict(name, release)
+        )
         shadowed = verdict.how == "abbrev" and real_elsewhere
         if verdict.exists and not verdict.deprecated and not shadowed:
             return verdict
         lookup = name[:2] + name[2:].replace("_", "-") if kind == "flag" else name
-        replacement = self._replacement(lookup if shadowed else verdict.canonical or lookup, release) or verdict.replacement
+        replacement = (
+            self._replacement(lookup if shadowed else verdict.canonical or lookup, release)
+            or verdict.replacement
+        )
         how = "shadowed" if shadowed else verdict.how
-        return Verdict(verdict.exists, verdict.canonical, verdict.deprecated, replacement, how, verdict.candidates)
+        return Verdict(
+            verdict.exists,
+            verdict.canonical,
+            verdict.deprecated,
+            replacement,
+            how,
+            verdict.candidates,
+        )
 
     def _flag_verdict(self, name: str, release: Release) -> Verdict:
         canonical, how, candidates = resolve_flag(name, release)
@@ -237,7 +279,9 @@ class FlagRegistry:
             fixed, _, _ = resolve_flag(name[:2] + name[2:].replace("_", "-"), release)
             if fixed:
                 return Verdict(False, None, False, fixed, "underscore")
-        return Verdict(False, None, False, None, "ambiguous" if candidates else "missing", candidates)
+        return Verdict(
+            False, None, False, None, "ambiguous" if candidates else "missing", candidates
+        )
 
     def _env_verdict(self, name: str, release: Release) -> Verdict:
         if name in release.retired_env_vars:
@@ -251,7 +295,7 @@ class FlagRegistry:
         return Verdict(False, None, False, None, "missing")
 
     def _replacement(self, name: str, release: Release) -> str | None:
-        """Curated rename, else what this or another release's deprecation says, if usable in `release`."""
+        """Curated rename, else what a release's deprecation says, if usable in `release`."""
         curated = CURATED_RENAMES.get(name)
         if curated and release.has(curated.requires):
             return curated.replacement
@@ -271,33 +315,47 @@ class FlagRegistry:
             return f"exists in every release {self.versions[0]}-{self.latest}"
         return f"exists in {describe_versions(present, self.versions)} only"
 
-    def _release_note(self, name: str, verdict: Verdict, present: tuple[str, ...], label: str) -> str:
+    def _release_note(
+        self, name: str, verdict: Verdict, present: tuple[str, ...], label: str
+    ) -> str:
         instead = f"; use {verdict.replacement}" if verdict.replacement else ""
         where = self._where(present)
+        canonical = verdict.canonical
         if verdict.how == "exact":
-            return f"{name} exists in {label}" + (f" but is deprecated{instead}" if verdict.deprecated else "")
+            deprecated = f" but is deprecated{instead}" if verdict.deprecated else ""
+            return f"{name} exists in {label}{deprecated}"
         if verdict.how == "abbrev":
-            text = f"{name} is accepted in {label} as an argparse abbreviation of {verdict.canonical}"
-            return text + (f", which is deprecated{instead}" if verdict.deprecated else "")
+            deprecated = f", which is deprecated{instead}" if verdict.deprecated else ""
+            abbreviation = f"an argparse abbreviation of {canonical}"
+            return f"{name} is accepted in {label} as {abbreviation}{deprecated}"
         if verdict.how == "shadowed":
-            real = tuple(v for v in present if name in self.releases[v].flags)
+            itself = self._where(tuple(v for v in present if name in self.releases[v].flags))
             return (
-                f"{name} is accepted in {label} only as an argparse abbreviation of {verdict.canonical}; "
-                f"{name} itself {self._where(real)}{instead}"
+                f"{name} is accepted in {label} only as an argparse abbreviation of {canonical}; "
+                f"{name} itself {itself}{instead}"
             )
         if verdict.how == "sgl-alias":
-            return f"{name} is not read by {label}: only a deprecation shim copies SGL_* names to SGLANG_* at startup{instead}"
+            shim = "only a deprecation shim copies SGL_* names to SGLANG_* at startup"
+            return f"{name} is not read by {label}: {shim}{instead}"
         if verdict.how == "underscore":
-            return f"{name} is rejected by argparse in {label} (option names use dashes, not underscores){instead}"
+            return f"{name} is rejected by argparse in {label} ({DASHES_NOT_UNDERSCORES}){instead}"
         if verdict.how == "ambiguous":
-            shown = ", ".join(sorted(verdict.candidates)[:5]) + (", ..." if len(verdict.candidates) > 5 else "")
-            return f"{name} is rejected in {label} as an ambiguous abbreviation of {len(verdict.candidates)} flags ({shown}); it {where}{instead}"
+            count = len(verdict.candidates)
+            shown = ", ".join(sorted(verdict.candidates)[:5]) + (", ..." if count > 5 else "")
+            elsewhere = f"; it {where}" if present else ""
+            return (
+                f"{name} is rejected in {label} as an ambiguous abbreviation of {count} flags "
+                f"({shown}){elsewhere}{instead}"
+            )
         if verdict.how == "retired":
-            return f"{name} is deprecated in {label}: only a deprecation shim still handles it; it {where}{instead}"
+            shim = "only a deprecation shim still handles it"
+            return f"{name} is deprecated in {label}: {shim}; it {where}{instead}"
         return f"{name} does not exist in {label}; it {where}{instead}"
 
-    def _overall_status(self, name: str, kind: str, verdicts: dict[str, Verdict], present: tuple[str, ...]) -> FlagStatus:
-        """Status across all releases; replacement and deprecation are those of the latest release."""
+    def _overall_status(
+        self, name: str, kind: str, verdicts: dict[str, Verdict], present: tuple[str, ...]
+    ) -> FlagStatus:
+        """Status across all releases; the replacement is the one for the latest release."""
         latest = verdicts[self.latest]
         replacement = latest.replacement
         genuine = tuple(v for v in present if verdicts[v].how != "shadowed")
@@ -305,19 +363,24 @@ class FlagRegistry:
         newest = verdicts[(genuine or present)[-1]] if present else latest
         deprecated_in = tuple(v for v in present if verdicts[v].deprecated)
         if latest.how == "underscore":
-            note = f"{name} is rejected by argparse (option names use dashes, not underscores); use {replacement}"
+            note = f"{name} is rejected by argparse ({DASHES_NOT_UNDERSCORES}); use {replacement}"
         else:
             note = f"{name} {self._where(genuine)}"
             if newest.how == "abbrev" and newest.canonical:
-                note = f"{name} (argparse abbreviation of {newest.canonical}) {self._where(genuine)}"
+                note = (
+                    f"{name} (argparse abbreviation of {newest.canonical}) {self._where(genuine)}"
+                )
             if shadowed:
-                note += f" ({describe_versions(shadowed, self.versions)} accept it only as an abbreviation of another flag)"
+                where_shadowed = describe_versions(shadowed, self.versions)
+                note += f" ({where_shadowed} accept it only as an abbreviation of another flag)"
             if deprecated_in:
                 note += f"; deprecated in {describe_versions(deprecated_in, self.versions)}"
             if replacement:
                 note += f"; use {replacement}" + (f" in {self.latest}" if present else " instead")
         deprecated = bool(present) and newest.deprecated
-        return FlagStatus(name, kind, bool(present), newest.canonical, present, replacement, deprecated, note)
+        return FlagStatus(
+            name, kind, bool(present), newest.canonical, present, replacement, deprecated, note
+        )
 
 
 def modern_env_name(name: str) -> str | None:
@@ -343,10 +406,14 @@ def _load_cached(path: str) -> FlagRegistry:
     try:
         data = json.loads(Path(path).read_text())
     except FileNotFoundError:
-        raise FileNotFoundError(f"SGLang flag registry not found at {path}; rebuild it with `python -m ingest.sglang_flags`") from None
+        raise FileNotFoundError(
+            f"SGLang flag registry not found at {path}; {REBUILD_HINT}"
+        ) from None
     except json.JSONDecodeError as error:
-        raise ValueError(f"SGLang flag registry {path} is not valid JSON ({error}); rebuild it with `python -m ingest.sglang_flags`") from None
+        raise ValueError(
+            f"SGLang flag registry {path} is not valid JSON ({error}); {REBUILD_HINT}"
+        ) from None
     if data.get("format") != 1 or not data.get("versions"):
-        raise ValueError(f"SGLang flag registry {path} has an unknown format; rebuild it with `python -m ingest.sglang_flags`")
+        raise ValueError(f"SGLang flag registry {path} has an unknown format; {REBUILD_HINT}")
     releases = {version: Release.from_json(entry) for version, entry in data["versions"].items()}
     return FlagRegistry(releases, Path(path))

@@ -21,6 +21,7 @@ What it takes care of, so callers do not:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
@@ -144,6 +145,11 @@ class SGLangClient:
 
     def __repr__(self) -> str:
         return f"SGLangClient({self.base_url!r}, model={self._model!r})"
+
+    @property
+    def last_usage(self) -> dict:
+        """The last call's figures as a dict (the benchmark reports them)."""
+        return dataclasses.asdict(self.last_stats) if self.last_stats else {}
 
     # ---- health --------------------------------------------------------------------------------
 

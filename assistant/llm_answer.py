@@ -45,10 +45,12 @@ SOURCES_BUDGET = 1500      # retrieved context: the top entry whole, runners-up 
 TRACE_BUDGET = 500         # the triaged error lines, frames and detected environment
 HISTORY_BUDGET = 400       # earlier turns of the conversation, newest kept first
 QUESTION_BUDGET = 200
-PROMPT_BUDGET = 3100       # all of the above plus the fixed system part (~480)
+PROMPT_BUDGET = 3200       # all of the above plus the fixed system part (~560)
 ANSWER_MAX_TOKENS = 800    # prompt + answer fit a 4096-token context (llama.cpp's --n_ctx 4096)
 MAX_SOURCES = 3
+CHARS_PER_TOKEN = 2.9
 RUNNER_UP_RATIO = 0.6      # a runner-up is shown when it scores >= this share of the top hit
+MIN_SOURCE_TOKENS = 150    # less than this left: a runner-up would be a bare title
 
 ANSWER_SCHEMA = {
     "type": "object",
@@ -103,7 +105,8 @@ DESTRUCTIVE_RE = re.compile(
 # What is left of "see <link> for details" once the link is gone.
 DANGLING_REF_RE = re.compile(r"\(?\b(?:see|read|check|visit|refer to|at|from|on)\s*(?:(?:for|for more)\s+"
                              r"(?:details|information|info|more)\s*)?(?=[.,;:)]|$)\)?"
-                             r"|\b(?:see|read|check|visit|refer to)\s+(?:for|for more)\s+(?:details|information|info|more)\b"
+                             r"|\b(?:see|read|check|visit|refer to)\s+(?:for|for more)\s+"
+                             r"(?:details|information|info|more)\b"
                              r"|[,;]?\s*\b(?:more\s+)?(?:details|information|info)\s+(?:are\s+|is\s+)?(?:at|in|on|here)\s*(?=[.,;:)]|$)",
                              re.I)
 REFERENCE_ONLY_RE = re.compile(r"^(?:see|read|check|visit|refer to|follow|open|详见|参考|查看)\b", re.I)
@@ -111,26 +114,27 @@ REMOVAL_WORDS_RE = re.compile(r"\b(?:remove|drop|delete|replace|instead|rename|r
                               r"deprecated|unsupported|not (?:a )?valid|does not exist|without)\b|"
                               r"去掉|删除|移除|替换|改用|不再|不支持", re.I)
 # Words every step uses; a step is not "supported" by sharing only these with the sources.
-GENERIC_TOKENS = frozenset(
+GENERIC_TOKENS = frozenset((
     "use using set run try check make sure add pass server sglang launch start restart model "
-    "instead value option flag command again need needs should must step first then".split())
+    "instead value option flag command again need needs should must step first then").split())
 SUPPORT_RATIO = 0.6
 
 
 # ---- the prompt ---------------------------------------------------------------------------------
 
 def estimate_tokens(text: str) -> int:
-    """A tokenizer-free estimate (BPE tokenizers: ~3.5 characters of code/English per token,
-    about one token per CJK character). Measured against SmolLM2's tokenizer it is within ~15%."""
+    """A tokenizer-free estimate, on the safe side: BPE tokenizers take 2.9 (logs, commands) to
+    3.9 (English prose) characters per token and about one per CJK character. Against SmolLM2's
+    tokenizer, whole prompts measure 0.8-1.05x this estimate."""
     cjk = len(re.findall(r"[\u3000-\u9fff\uff00-\uffef]", text))
-    return int((len(text) - cjk) / 3.5 + cjk * 1.1) + 1
+    return int((len(text) - cjk) / CHARS_PER_TOKEN + cjk * 1.1) + 1
 
 
 def clip_to_tokens(text: str, budget: int) -> str:
     """Cut text to about `budget` tokens, at a sentence or word end."""
     if estimate_tokens(text) <= budget:
         return text
-    chars = max(0, int(budget * 3.5))
+    chars = max(0, int(budget * CHARS_PER_TOKEN))
     cut = text[:chars]
     end = max(cut.rfind(". "), cut.rfind("。"), cut.rfind("\n"))
     if end > chars * 0.6:
@@ -162,11 +166,6 @@ class Prompt:
     sources: list[SourceBlock]
     tokens: dict[str, int]     # estimated tokens per part, and "total"
     language: str | None       # "Chinese" when the question is in Chinese
-
-    @property
-    def prefix(self) -> str:
-        """The part shared by every request on the same retrieved sources (radix-cache reuse)."""
-        return self.messages[0]["content"] + self.messages[1]["content"].split("</sources>")[0]
 
 
 def _entry_lines(meta: dict, version: str | None, registry, compact: bool) -> list[str]:
@@ -224,22 +223,23 @@ def _unit_text(hit: Hit, index, query_tokens: set[str], budget: int) -> str:
 def render_source(hit: Hit, index, version: str | None, registry, query_tokens: set[str],
                   budget: int, compact: bool) -> SourceBlock:
     urls, labels = _entry_urls(hit)
-    if hit.kind == "entry":
+    head = f'<source id="kb:{hit.unit_id}">'
+    cites = as_data("".join(f"\nSource: {u}" for u in urls + labels))
+    room = budget - estimate_tokens(head + cites + "</source>") - 4   # the URLs always fit
+    if hit.kind == "entry":   # clipping drops the Verify and wrong-advice lines first
         body = "\n".join(_entry_lines(hit.meta, version, registry, compact))
     else:
         kind = "GitHub issue" if hit.kind == "issue" else "document"
-        body = f"Title: {hit.title} ({kind})\n" + _unit_text(hit, index, query_tokens, budget - 40)
-    cites = "\n".join(f"Source: {u}" for u in urls + labels)
-    text = (f'<source id="kb:{hit.unit_id}">\n{as_data(clip_to_tokens(body, budget - 30))}\n'
-            f"{as_data(cites)}\n</source>".replace("\n\n</source>", "\n</source>"))
+        body = f"Title: {hit.title} ({kind})\n" + _unit_text(hit, index, query_tokens, room - 20)
+    text = f"{head}\n{as_data(clip_to_tokens(body, room))}{cites}\n</source>"
     wrong = [w.get("claim", "") for w in hit.meta.get("wrong_advice", [])] if hit.kind == "entry" else []
     fixes = [f["text"] for f in hit.meta.get("fix", [])] if hit.kind == "entry" else []
     return SourceBlock(f"kb:{hit.unit_id}", hit.unit_id, urls, labels, text, wrong, fixes)
 
 
 def select_sources(retrieval: Retrieval, index, registry, budget: int = SOURCES_BUDGET) -> list[SourceBlock]:
-    """The top hit in full (compact if that does not fit), runners-up that score close to it
-    compactly, until the budget is spent."""
+    """The top hit in full (clipped to the budget), then runners-up that score close to it,
+    compactly, while at least MIN_SOURCE_TOKENS of the budget are left."""
     hits = list(retrieval.hits)
     if not hits:
         return []
@@ -247,16 +247,11 @@ def select_sources(retrieval: Retrieval, index, registry, budget: int = SOURCES_
     query_tokens = set(tokenize(retrieval.analysis.query_text()))
     blocks, left = [], budget
     for rank, hit in enumerate(hits[:MAX_SOURCES]):
-        if rank and hit.score < hits[0].score * RUNNER_UP_RATIO:
+        if rank and (hit.score < hits[0].score * RUNNER_UP_RATIO or left < MIN_SOURCE_TOKENS):
             break
         block = render_source(hit, index, version, registry, query_tokens, left, compact=rank > 0)
-        if rank == 0 and estimate_tokens(block.text) > left:
-            block = render_source(hit, index, version, registry, query_tokens, left, compact=True)
-        cost = estimate_tokens(block.text)
-        if cost > left:
-            break
         blocks.append(block)
-        left -= cost
+        left -= estimate_tokens(block.text)
     return blocks
 
 
@@ -315,13 +310,14 @@ def build_prompt(retrieval: Retrieval, index=None, registry=None,
         parts.append("<conversation>\n" + as_data(conversation) + "\n</conversation>")
     parts.append("<question>\n" + as_data(question) + "\n</question>")
     ask = "Answer the question for the user's case, following the rules."
-    if language:
-        ask += f" Write the diagnosis, fix and warnings in {language} (中文)."
+    if language == "Chinese":
+        ask += " Write the diagnosis, fix and warnings in Chinese (用中文回答)."
     parts.append(ask + " Reply with the JSON object only.")
     user = "\n\n".join(parts)
     tokens = {"system": estimate_tokens(SYSTEM_PROMPT),
               "sources": sum(estimate_tokens(s.text) for s in sources),
-              "trace": estimate_tokens(trace), "history": estimate_tokens(conversation) if conversation else 0,
+              "trace": estimate_tokens(trace),
+              "history": estimate_tokens(conversation) if conversation else 0,
               "question": estimate_tokens(question)}
     tokens["total"] = estimate_tokens(SYSTEM_PROMPT) + estimate_tokens(user)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
@@ -480,6 +476,13 @@ class Verifier:
                                 f"(`{found.group(0).strip()}`); it was removed. Do not run it.")
         return None
 
+    def _check_substance(self, text: str, verdict: Verdict, where: str) -> str | None:
+        if _says_nothing(text) or copies_instructions(text):
+            verdict.changes.append(f"Removed a {where} that copies the instructions or says nothing: "
+                                   f"{clip_to_tokens(text, 20)!r}")
+            return None
+        return text
+
     def repeats_wrong_advice(self, step: str) -> str | None:
         """The wrong-advice claim of a retrieved entry that the step resembles more than any
         of the entry's fix steps ("lower --mem-fraction-static" where raising it is the fix)."""
@@ -520,12 +523,7 @@ class Verifier:
         """A diagnosis sentence, a fix step or a warning."""
         verdict = Verdict(text)
         value: str | None = " ".join(text.split())
-        if _says_nothing(value) or copies_instructions(value):
-            verdict.changes.append(f"Removed a {where} that copies the instructions or says nothing: "
-                                   f"{clip_to_tokens(value, 20)!r}")
-            verdict.text = None
-            return verdict
-        for check in (self._check_destructive, self._check_names, self._check_urls):
+        for check in (self._check_destructive, self._check_names, self._check_urls, self._check_substance):
             value = check(value, verdict, where)
             if value is None:
                 break
@@ -539,7 +537,8 @@ class Verifier:
                 value = None
         if value is not None and where == "fix step" and not self.supported(value):
             value += NOT_IN_SOURCES
-            verdict.changes.append(f"Marked a fix step the sources do not support: {clip_to_tokens(value, 30)}")
+            verdict.changes.append("Marked a fix step the sources do not support: "
+                                   + clip_to_tokens(value, 30))
         verdict.text = value
         return verdict
 
@@ -705,7 +704,10 @@ class VerifiedStream:
             if verdict.text:
                 self._out(("" if self.shown["diagnosis"] else self.labels[0]) + verdict.text + " ")
                 self.shown["diagnosis"] = True
-        self.diagnosis_sent = len(text) if final else text.find(sentences[-1], self.diagnosis_sent) + len(sentences[-1])
+        if final:
+            self.diagnosis_sent = len(text)
+        else:   # up to the end of the last sentence shown; the rest is still growing
+            self.diagnosis_sent = text.find(sentences[-1], self.diagnosis_sent) + len(sentences[-1])
 
     def _item(self, key: str, value: str) -> None:
         where = "fix step" if key == "fix" else "warning"

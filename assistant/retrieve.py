@@ -51,7 +51,9 @@ class Retrieval:
 # the log, or when dense similarity and lexical coverage together are high enough. A paste from
 # another program (vLLM, a Java app, ...) that never mentions SGLang needs a signature match.
 SIGNATURE_OK = 0.6
-EVIDENCE_OK = 0.80   # dense cosine + 0.5 * query coverage by the hit + 0.5 * the hit's line covered by the query
+# evidence = dense cosine + 0.5 * query covered by the hit + 0.5 * the hit's error line covered by
+# the query + how far the hit is ahead of the second (a clear winner, not one of many near-misses)
+EVIDENCE_OK = 0.93
 COVERAGE_WEIGHT = 0.5
 SIGNATURE_COVERAGE_WEIGHT = 0.5
 
@@ -86,12 +88,14 @@ def _strip_placeholders(text: str) -> str:
 
 LINE_WEIGHT = {"exception": 1.0, "fatal": 1.0, "warning": 0.75, "consequence": 0.45}
 OTHER_LINE_WEIGHT = 0.7   # a signature can be a plain log line, e.g. where a hang stops
+PROSE_LINE_WEIGHT = 0.35  # a signature found in the user's own words alone is not enough to answer
 
 
 def line_weights(analysis: Analysis) -> dict[str, float]:
     """How much a signature matching each masked line counts: a match on the root error beats a
     match on a consequence line ("terminated with -3") that many problems share."""
-    weights = {}
+    # the user's own sentences ("someone said --disable-cuda-graph fixes it") are not log lines
+    weights = {line.lower(): PROSE_LINE_WEIGHT for line in analysis.prose_lines}
     only_consequences = all(e.kind == "consequence" for e in analysis.errors)
     for rank, err in enumerate(analysis.errors):
         weight = 0.9 if only_consequences else LINE_WEIGHT[err.kind]
@@ -252,8 +256,9 @@ def decide(hits, tokens, index, analysis: Analysis | None = None, idf=None) -> t
     if top.signature >= SIGNATURE_OK:
         confidence = round(min(1.0, 0.8 + 0.2 * top.signature), 3)
         return (min(confidence, 0.5), True) if foreign else (confidence, False)
+    margin = top.score - (hits[1].score if len(hits) > 1 else 0.0)
     evidence = (top.dense + COVERAGE_WEIGHT * _coverage(top, tokens, index)
-                + SIGNATURE_COVERAGE_WEIGHT * signature_coverage(top, tokens, idf))
+                + SIGNATURE_COVERAGE_WEIGHT * signature_coverage(top, tokens, idf) + margin)
     confidence = max(0.0, min(0.79, 0.6 + (evidence - EVIDENCE_OK) / 2))
     if foreign:
         confidence = min(confidence, 0.5)

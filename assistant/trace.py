@@ -49,6 +49,8 @@ CONSEQUENCE_RE = re.compile(
     r"The above exception was the direct cause|^Possible solutions:|^\d\. (?:set|disable) ",
     re.I,
 )
+WRAPPER_RE = re.compile(r"^(?:\w+(?:Error|Exception): )?(?:Capture cuda graph failed|Scheduler hit an exception|"
+                        r"Scheduler hit an exception in \w+): (.+)$")
 WARNING_RE = re.compile(r"\bWARN(?:ING)?\b|\bwarn\b|UserWarning")
 FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+, in (\S+)')
 INFO_HINT_RE = re.compile(
@@ -82,7 +84,7 @@ GPU_RE = re.compile(
 GPU_CONTEXT_RE = re.compile(r"GPU|NVIDIA|AMD|Instinct|Radeon|MTT|Ascend|Atlas|[×x]\s?\d|\d\s?[×x]|device|card|显卡|卡", re.I)
 # Another program's own log or stack trace: SGLang fixes do not apply unless a signature matches.
 OTHER_SOFTWARE_RE = re.compile(
-    r"\bvllm\b|\bvLLM\b|text-generation-launcher|\bTGI\b|llama\.cpp|llama-server|\bollama\b|"
+    r"\bvllm\b|\bvLLM\b|text[-_]generation[-_](?:launcher|router|inference|server)|\bTGI\b|llama\.cpp|llama-server|\bollama\b|"
     r"tensorrt_llm|TensorRT-LLM|tritonserver|\bMindIE\b|\bDeepSpeed\b|\bjava\.lang\.|\bat com\.|"
     r"\bnpm ERR|node_modules|webpack|\bpanic: |goroutine \d+|\bcargo\b|rustc|\bkeras\b|tensorflow|"
     r"\bjax\b|\bcelery\b|\bdjango\b|\bpostgres|\bmysql\b|\bnginx\b|CrashLoopBackOff|ImagePullBackOff|"
@@ -146,6 +148,7 @@ class Analysis:
     total_lines: int
     collapsed_repeats: int          # lines dropped as repeats of an earlier one
     other_software: tuple[str, ...] = ()  # e.g. ("vllm",): the paste comes from another program
+    prose_lines: tuple[str, ...] = ()     # masked lines of the user's own words
     mentions_sglang: bool = False
     plain_lines: tuple[str, ...] = ()  # the first distinct non-error lines (a fallback query)
 
@@ -280,6 +283,13 @@ def _feed(raw: str, st: _State) -> None:
     st.tail.append(text)
     if len(st.tail) > TAIL_LINES:
         st.tail.pop(0)
+    if not st.in_traceback and text == line.strip() and _looks_like_prose(text) \
+            and not EXCEPTION_RE.match(text):
+        if text not in st.prose and len(st.prose) < 60:
+            st.prose.append(text)  # the user's own words: matched only weakly as log lines
+            if len(st.templates) < MAX_TEMPLATES:
+                st.templates.setdefault(mask(text), 1)
+        return
     masked = mask(text)
     if masked in st.templates:
         st.templates[masked] += 1
@@ -300,10 +310,6 @@ def _feed(raw: str, st: _State) -> None:
         if not st.frames_done:
             st.frames.append(frame.group(2))
         return
-    if not st.in_traceback and text == line.strip() and _looks_like_prose(text) \
-            and not EXCEPTION_RE.match(text):
-        st.prose.append(text)  # the user's own words, even when they say "fails" or 报错
-        return
     kind = _classify(text)
     if kind is None:
         if len(st.plain) < 40:
@@ -313,6 +319,21 @@ def _feed(raw: str, st: _State) -> None:
         st.in_traceback = False
         if st.frames:
             st.frames_done = True
+    inner = WRAPPER_RE.match(text)
+    if inner and inner.group(1).strip():
+        # the wrapper names where it failed, the inner error says why: match on both, rank the inner first
+        _add_error(st, inner.group(1).strip(), _classify(inner.group(1).strip()) or "fatal")
+        kind = "consequence"
+    _add_error(st, text, kind, masked)
+
+
+def _add_error(st: _State, text: str, kind: str, masked: str | None = None) -> None:
+    masked = masked or mask(text)
+    if masked in st.errors:
+        st.errors[masked][2] += 1
+        return
+    if len(st.templates) < MAX_TEMPLATES:
+        st.templates.setdefault(masked, 1)
     if len(st.errors) < MAX_ERRORS or kind in ("exception", "fatal"):
         if len(st.errors) >= MAX_ERRORS * 2:
             return
@@ -392,6 +413,7 @@ def analyze_lines(lines: Iterable[str]) -> Analysis:
         masked_lines=tuple(dict.fromkeys(kept)),
         plain_lines=tuple(st.plain),
         other_software=tuple(st.other_software),
+        prose_lines=tuple(mask(p) for p in st.prose),
         mentions_sglang=st.mentions_sglang,
         environment=_environment(st),
         total_lines=st.total,

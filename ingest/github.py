@@ -684,6 +684,27 @@ def _trim_long_blocks(text: str) -> str:
     return _FENCED_RE.sub(trim, text)
 
 
+_ENV_KEYS_RE = re.compile(r"^\s*(?:Python|CUDA available|GPU \d[\d,]*|CUDA_HOME|NVCC|CUDA Driver Version|PyTorch|"
+                          r"sglang|sgl_kernel|flashinfer(?:_python)?|triton|transformers|torchao|numpy|"
+                          r"NVIDIA Topology|ulimit soft|Hypervisor vendor)\s*:", re.M)
+
+
+def _summarize_env_blocks(body: str, analysis) -> str:
+    """`python3 -m sglang.check_env` output is near-identical in every report: it would make all
+    issues look alike to the embedding. One line with the versions says what matters in it."""
+    env = analysis.environment
+
+    def summarize(m: re.Match) -> str:
+        if len(_ENV_KEYS_RE.findall(m.group(0))) < 4:
+            return m.group(0)
+        parts = [f"sglang {env.sglang_version}" if env.sglang_version else "",
+                 f"torch {env.torch_version}" if env.torch_version else "",
+                 f"CUDA {env.cuda_version}" if env.cuda_version else "",
+                 f"flashinfer {env.flashinfer_version}" if env.flashinfer_version else "", env.gpu or ""]
+        return "Environment: " + ", ".join(p for p in parts if p)
+    return _FENCED_RE.sub(summarize, body)
+
+
 def _is_error_block(block: str) -> bool:
     return any(EXCEPTION_RE.match(ln.strip()) or FATAL_RE.search(ln) for ln in block.splitlines()[:400])
 
@@ -768,6 +789,7 @@ def issue_unit(repo: str, record: dict) -> Unit | None:
     maintainer = [c for c in comments if _is_maintainer(c, author)]
 
     analysis = analyze(body)
+    body = _summarize_env_blocks(body, analysis)
     signatures = issue_signatures(body, analysis)
     first_error = _first_error_block(body)
     head = [title]
@@ -776,8 +798,7 @@ def issue_unit(repo: str, record: dict) -> Unit | None:
     head.append(first_error or (split_text(body)[:1] or [""])[0])
     chunks = ["\n".join(p for p in head if p)]
     rest = body.replace(first_error, "", 1) if first_error else "\n\n".join(split_text(body)[1:])
-    chunks += split_text(rest)
-    thread = []
+    thread = [rest] if rest.strip() else []   # packed with the first comments: fewer, fuller chunks
     for i, comment in enumerate(shown):
         if omitted and i == HEAD_COMMENTS:
             thread.append(f"[... {omitted} comments of this thread not indexed ...]")

@@ -1,4 +1,4 @@
-"""Build kb/sglang_flags.json: the launch_server flags and SGLANG_*/SGL_* env vars of each SGLang release.
+"""Build kb/sglang_flags.json: the launch_server flags and SGLANG_*/SGL_* env vars of each release.
 
 Run as ``python -m ingest.sglang_flags [--versions 0.4.1 0.5.9 ...] [--out kb/sglang_flags.json]``.
 
@@ -54,13 +54,16 @@ DEFAULT_VERSIONS = [
 ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9](?![A-Za-z0-9_])")
 ENV_NAME_EXACT = re.compile(r"(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]")
 # "Replaces the legacy SGLANG_X env var": the name is mentioned, not read.
-LEGACY_MENTION = re.compile(r"\b(legacy|deprecated|replaces|instead of)\W+(?:the\W+)?(?:legacy\W+|deprecated\W+)?$", re.I)
+LEGACY_MENTION = re.compile(
+    r"\b(legacy|deprecated|replaces|instead of)\W+(?:the\W+)?(?:legacy\W+|deprecated\W+)?$", re.I
+)
 # Names that only appear in docstring examples ("SGLANG_NEW_NAME = EnvBoolWithAlias(...)").
 PLACEHOLDER_ENV_NAME = re.compile(r"(?:SGLANG|SGL)_(?:X+|NEW_NAME|OLD_NAME|FOO|BAR)")
 # A flag with an optional value: "--attention-backend triton", "--fp8-gemm-backend=cutlass".
 FLAG_IN_TEXT = re.compile(
     r"--[a-z0-9](?:[a-z0-9-]|\{[a-z0-9,_-]*\})*(?:=[^\s'\"`,;)]+|"
-    r" (?!(?:instead|and|or|to|with|for|in|is|are|flag|option|argument|now|if|when)\b)[^\s'\"`,;)-][^\s'\"`,;)]*)?"
+    r" (?!(?:instead|and|or|to|with|for|in|is|are|flag|option|argument|now|if|when)\b)"
+    r"[^\s'\"`,;)-][^\s'\"`,;)]*)?"
 )
 # Help texts that merely mention another, deprecated flag ("replaces the deprecated
 # --grpc-mode") must not mark the flag itself as deprecated.
@@ -99,10 +102,16 @@ def flatten_text(node: ast.AST | None) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
-        return "".join(flatten_text(v) if isinstance(v, ast.Constant) else "{}" for v in node.values)
+        return "".join(
+            flatten_text(v) if isinstance(v, ast.Constant) else "{}" for v in node.values
+        )
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return flatten_text(node.left) + flatten_text(node.right)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+    ):
         return flatten_text(node.func.value)
     if isinstance(node, ast.Tuple):
         return " ".join(flatten_text(e) for e in node.elts)
@@ -115,7 +124,9 @@ def keyword(call: ast.Call, name: str) -> ast.AST | None:
 
 def string_list(node: ast.AST | None) -> list[str]:
     if isinstance(node, (ast.List, ast.Tuple)):
-        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        return [
+            e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        ]
     return []
 
 
@@ -160,7 +171,9 @@ def suggested_replacement(help_text: str) -> str | None:
     return flag.group(0).rstrip(".") if flag else None
 
 
-def record_option(scan: FlagScan, names: list[str], action: ast.AST | None, help_text: str, new_flag: str | None) -> None:
+def record_option(
+    scan: FlagScan, names: list[str], action: ast.AST | None, help_text: str, new_flag: str | None
+) -> None:
     long_names = [n for n in names if n.startswith("--")]
     scan.flags.update(names)
     action_name = dotted_name(action) if action is not None else ""
@@ -182,7 +195,13 @@ def record_add_argument(scan: FlagScan, call: ast.Call) -> None:
     if not names:
         return
     new_flag = keyword(call, "new_flag")
-    record_option(scan, names, keyword(call, "action"), flatten_text(keyword(call, "help")), flatten_text(new_flag) or None)
+    record_option(
+        scan,
+        names,
+        keyword(call, "action"),
+        flatten_text(keyword(call, "help")),
+        flatten_text(new_flag) or None,
+    )
 
 
 def annotated_parts(annotation: ast.AST) -> list[ast.AST] | None:
@@ -207,7 +226,9 @@ def record_annotated_field(scan: FlagScan, name: str, annotation: ast.AST) -> No
     if parts is None:
         return  # add_cli_args_from_dataclass skips fields without CLI metadata
     arg_call = next((p for p in parts if isinstance(p, ast.Call) and call_name(p) == "Arg"), None)
-    help_text = next((p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)), None)
+    help_text = next(
+        (p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)), None
+    )
     if arg_call is None and help_text is None:
         return
     if arg_call is not None:
@@ -215,15 +236,23 @@ def record_annotated_field(scan: FlagScan, name: str, annotation: ast.AST) -> No
         if isinstance(no_cli, ast.Constant) and no_cli.value is True:
             return
         cli_name = keyword(arg_call, "cli_name")
-        primary = cli_name.value if isinstance(cli_name, ast.Constant) else "--" + name.replace("_", "-")
+        primary = (
+            cli_name.value if isinstance(cli_name, ast.Constant) else "--" + name.replace("_", "-")
+        )
         names = [primary] + string_list(keyword(arg_call, "aliases"))
         action_kwargs = keyword(arg_call, "action_kwargs")
         new_flag = None
         if isinstance(action_kwargs, ast.Dict):
-            for key, value in zip(action_kwargs.keys, action_kwargs.values):
+            for key, value in zip(action_kwargs.keys, action_kwargs.values, strict=True):
                 if isinstance(key, ast.Constant) and key.value == "new_flag":
                     new_flag = flatten_text(value) or None
-        record_option(scan, names, keyword(arg_call, "action"), flatten_text(keyword(arg_call, "help")), new_flag)
+        record_option(
+            scan,
+            names,
+            keyword(arg_call, "action"),
+            flatten_text(keyword(arg_call, "help")),
+            new_flag,
+        )
     else:
         record_option(scan, ["--" + name.replace("_", "-")], None, help_text or "", None)
 
@@ -234,7 +263,9 @@ class ModuleIndex:
     def __init__(self, tree: ast.Module):
         self.tree = tree
         self.classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-        self.functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.functions = {
+            n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
         self.imports: dict[str, tuple[str, str]] = {}
         self.assignments: dict[str, ast.AST] = {}
         for node in tree.body:
@@ -260,12 +291,16 @@ class FlagExtractor:
     def module(self, dotted: str) -> ModuleIndex | None:
         if dotted not in self.modules:
             base = dotted.replace(".", "/")
-            path = next((p for p in (base + ".py", base + "/__init__.py") if p in self.sources), None)
+            path = next(
+                (p for p in (base + ".py", base + "/__init__.py") if p in self.sources), None
+            )
             tree = parse_python(self.sources[path], path, self.scan.warnings) if path else None
             self.modules[dotted] = ModuleIndex(tree) if tree else None
         return self.modules[dotted]
 
-    def resolve_class(self, name: str, index: ModuleIndex) -> tuple[ast.ClassDef, ModuleIndex] | None:
+    def resolve_class(
+        self, name: str, index: ModuleIndex
+    ) -> tuple[ast.ClassDef, ModuleIndex] | None:
         if name in index.classes:
             return index.classes[name], index
         if name in index.imports:
@@ -282,14 +317,21 @@ class FlagExtractor:
             return
         server_args = index.classes.get("ServerArgs")
         method = server_args and next(
-            (n for n in server_args.body if isinstance(n, ast.FunctionDef) and n.name == "add_cli_args"), None
+            (
+                n
+                for n in server_args.body
+                if isinstance(n, ast.FunctionDef) and n.name == "add_cli_args"
+            ),
+            None,
         )
         if method is None:
             self.scan.warnings.append("ServerArgs.add_cli_args not found")
             return
         self.visit_function(method, index, server_args)
 
-    def visit_function(self, function: ast.FunctionDef, index: ModuleIndex, owner: ast.ClassDef | None) -> None:
+    def visit_function(
+        self, function: ast.FunctionDef, index: ModuleIndex, owner: ast.ClassDef | None
+    ) -> None:
         if id(function) in self.visited_functions:
             return
         self.visited_functions.add(id(function))
@@ -304,7 +346,10 @@ class FlagExtractor:
                 if isinstance(target, ast.Name):
                     self.visit_dataclass(target.id, index)
             elif owner is not None and isinstance(node.func, ast.Attribute):
-                helper = next((n for n in owner.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+                helper = next(
+                    (n for n in owner.body if isinstance(n, ast.FunctionDef) and n.name == name),
+                    None,
+                )
                 if helper is not None:
                     self.visit_function(helper, index, owner)
             elif isinstance(node.func, ast.Name) and name in index.functions:
@@ -320,7 +365,11 @@ class FlagExtractor:
             # Newer releases assemble ServerArgs from namespace classes at import time:
             # ``collect_input_fields(_INPUT_NAMESPACES)``.
             for node in ast.walk(index.tree):
-                if isinstance(node, ast.Call) and call_name(node) == "collect_input_fields" and node.args:
+                if (
+                    isinstance(node, ast.Call)
+                    and call_name(node) == "collect_input_fields"
+                    and node.args
+                ):
                     for namespace in self.class_names_in(node.args[0], index):
                         found = self.resolve_class(namespace, index)
                         if found is None:
@@ -372,7 +421,8 @@ def extract_flags(sources: dict[str, str]) -> FlagScan:
 class EnvScan:
     names: set[str] = field(default_factory=set)
     legacy_mentions: set[str] = field(default_factory=set)
-    read: set[str] = field(default_factory=set)  # read by name: Envs attribute, envs.X, os.getenv("X"), ...
+    # Read by name: Envs attribute, envs.X, os.getenv("X"), os.environ["X"], ...
+    read: set[str] = field(default_factory=set)
     whole_strings: set[str] = field(default_factory=set)  # string constants that are exactly a name
     # Python identifiers spelled like env vars (module globals, enum members, class constants):
     # an error message naming one must not turn it into an env var.
@@ -390,7 +440,7 @@ def env_names_in_constants(tree: ast.Module) -> tuple[set[str], set[str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
             # f"SGLANG_{x}" or f"SGLANG_FOO{suffix}": the literal part is only a fragment
-            for part, following in zip(node.values, node.values[1:]):
+            for part, following in zip(node.values, node.values[1:], strict=False):
                 if isinstance(part, ast.Constant) and isinstance(following, ast.FormattedValue):
                     fragments.add(id(part))
     for node in ast.walk(tree):
@@ -423,7 +473,12 @@ def is_envs_class(node: ast.ClassDef) -> bool:
 
 def bound_identifiers(tree: ast.Module) -> set[str]:
     """Env-var-like names bound as Python identifiers outside the Envs registry classes."""
-    registry_items = {id(item) for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and is_envs_class(node) for item in node.body}
+    registry_items = {
+        id(item)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef) and is_envs_class(node)
+        for item in node.body
+    }
     bound = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -439,13 +494,20 @@ def bound_identifiers(tree: ast.Module) -> set[str]:
 
 def first_env_constant(nodes: list[ast.AST]) -> str | None:
     for node in nodes:
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and ENV_NAME_EXACT.fullmatch(node.value):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and ENV_NAME_EXACT.fullmatch(node.value)
+        ):
             return node.value
     return None
 
 
 def parameter_roles(tree: ast.Module, function_name: str) -> tuple[int, int] | None:
-    """(old, new) positional indexes of a deprecation helper like ``_print_deprecated_env(new_name, old_name)``."""
+    """(old, new) positional indexes of a deprecation helper's parameters.
+
+    E.g. ``_print_deprecated_env(new_name, old_name)`` -> (1, 0).
+    """
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == function_name:
             params = [a.arg for a in node.args.args]
@@ -457,14 +519,20 @@ def parameter_roles(tree: ast.Module, function_name: str) -> tuple[int, int] | N
 
 
 def replacement_from(node: ast.AST) -> str:
-    """Replacement named by a deprecation entry: an env name, ``replacement=...``, or a flag in its note."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and ENV_NAME_EXACT.fullmatch(node.value):
+    """What a deprecation entry names: an env var, ``replacement=...``, or a flag in its note."""
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and ENV_NAME_EXACT.fullmatch(node.value)
+    ):
         return node.value
     if isinstance(node, ast.Call):
         named = keyword(node, "replacement")
         if isinstance(named, ast.Constant) and isinstance(named.value, str):
             return named.value
-    texts = [flatten_text(n) for n in ast.walk(node) if isinstance(n, (ast.Constant, ast.JoinedStr))]
+    texts = [
+        flatten_text(n) for n in ast.walk(node) if isinstance(n, (ast.Constant, ast.JoinedStr))
+    ]
     flag = FLAG_IN_TEXT.search(" ".join(texts))
     return flag.group(0) if flag else ""
 
@@ -474,14 +542,22 @@ def scan_env_deprecations(tree: ast.Module, scan: EnvScan) -> None:
         if isinstance(node, ast.Call):
             name = call_name(node)
             if "deprecat" in name.lower():
-                env_args = [a for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and ENV_NAME_EXACT.fullmatch(a.value)]
+                env_args = [
+                    a
+                    for a in node.args
+                    if isinstance(a, ast.Constant)
+                    and isinstance(a.value, str)
+                    and ENV_NAME_EXACT.fullmatch(a.value)
+                ]
                 roles = parameter_roles(tree, name) if len(env_args) >= 2 else None
                 if roles and max(roles) < len(node.args):
                     old, new = node.args[roles[0]], node.args[roles[1]]
                     if isinstance(old, ast.Constant) and isinstance(new, ast.Constant):
                         scan.deprecated[old.value] = new.value
                 elif len(env_args) == 1 and node.args and node.args[0] is env_args[0]:
-                    scan.deprecated[env_args[0].value] = replacement_from(ast.Tuple(elts=node.args[1:], ctx=ast.Load()))
+                    scan.deprecated[env_args[0].value] = replacement_from(
+                        ast.Tuple(elts=node.args[1:], ctx=ast.Load())
+                    )
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             old = keyword(node.value, "deprecated_name")
             target = node.targets[0]
@@ -490,8 +566,12 @@ def scan_env_deprecations(tree: ast.Module, scan: EnvScan) -> None:
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any("deprecat" in dotted_name(t).lower() for t in targets):
-                for key, value in zip(node.value.keys, node.value.values):
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str) and ENV_NAME_EXACT.fullmatch(key.value):
+                for key, value in zip(node.value.keys, node.value.values, strict=True):
+                    if (
+                        isinstance(key, ast.Constant)
+                        and isinstance(key.value, str)
+                        and ENV_NAME_EXACT.fullmatch(key.value)
+                    ):
                         scan.deprecated[key.value] = replacement_from(value)
 
 
@@ -500,16 +580,30 @@ def scan_env_file(tree: ast.Module, scan: EnvScan) -> None:
     scan.names.update(live | legacy)
     scan.legacy_mentions.update(legacy - live)
     scan.whole_strings.update(
-        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and ENV_NAME_EXACT.fullmatch(n.value)
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant)
+        and isinstance(n.value, str)
+        and ENV_NAME_EXACT.fullmatch(n.value)
     )
     scan.bound.update(bound_identifiers(tree))
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and ENV_NAME_EXACT.fullmatch(node.attr) and is_envs_object(node.value):
+        if (
+            isinstance(node, ast.Attribute)
+            and ENV_NAME_EXACT.fullmatch(node.attr)
+            and is_envs_object(node.value)
+        ):
             scan.names.add(node.attr)
             scan.read.add(node.attr)
         elif isinstance(node, ast.ClassDef) and is_envs_class(node):
             for item in node.body:
-                targets = item.targets if isinstance(item, ast.Assign) else [item.target] if isinstance(item, ast.AnnAssign) else []
+                targets = (
+                    item.targets
+                    if isinstance(item, ast.Assign)
+                    else [item.target]
+                    if isinstance(item, ast.AnnAssign)
+                    else []
+                )
                 for target in targets:
                     if isinstance(target, ast.Name) and ENV_NAME_EXACT.fullmatch(target.id):
                         scan.names.add(target.id)
@@ -530,7 +624,12 @@ def scan_env_file(tree: ast.Module, scan: EnvScan) -> None:
         elif isinstance(node, ast.Call) and call_name(node) == "replace" and len(node.args) >= 2:
             # The generic legacy shim: os.environ key.replace("SGL_", "SGLANG_", 1)
             old, new = node.args[0], node.args[1]
-            if isinstance(old, ast.Constant) and old.value == "SGL_" and isinstance(new, ast.Constant) and new.value == "SGLANG_":
+            if (
+                isinstance(old, ast.Constant)
+                and old.value == "SGL_"
+                and isinstance(new, ast.Constant)
+                and new.value == "SGLANG_"
+            ):
                 scan.sgl_prefix_alias = True
     scan_env_deprecations(tree, scan)
 
@@ -601,7 +700,10 @@ def latest_release() -> str | None:
     result = pip("index", "versions", "sglang")
     match = re.search(r"Available versions:\s*(.+)", result.stdout)
     if not match:
-        log(f"warning: could not list sglang releases ({result.stderr.strip().splitlines()[-1:]}); using the default list only")
+        log(
+            f"warning: could not list sglang releases ({result.stderr.strip().splitlines()[-1:]}); "
+            "using the default list only"
+        )
         return None
     releases = []
     for text in match.group(1).split(","):
@@ -623,7 +725,15 @@ def fetch_wheel(version: str, cache_dir: Path) -> Path:
     if wheel:
         return wheel
     cache_dir.mkdir(parents=True, exist_ok=True)
-    base = ("download", "--no-deps", "--only-binary=:all:", "--quiet", f"sglang=={version}", "-d", str(cache_dir))
+    base = (
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--quiet",
+        f"sglang=={version}",
+        "-d",
+        str(cache_dir),
+    )
     result = pip(*base)
     if result.returncode != 0:
         # Newer releases ship CPython-specific wheels; any one of them has the same sources.
@@ -632,14 +742,18 @@ def fetch_wheel(version: str, cache_dir: Path) -> Path:
     wheel = cached_wheel(version, cache_dir)
     if result.returncode != 0 or wheel is None:
         last_line = (result.stderr.strip().splitlines() or ["no output"])[-1]
-        raise SystemExit(f"error: pip could not download sglang=={version} ({last_line}); check the version exists on PyPI and that PyPI is reachable")
+        raise SystemExit(
+            f"error: pip could not download sglang=={version} ({last_line}); "
+            "check that the version exists on PyPI and that PyPI is reachable"
+        )
     return wheel
 
 
 def build(versions: list[str], cache_dir: Path) -> dict:
     wheels = {}
     for number, version in enumerate(versions, 1):
-        log(f"[{number}/{len(versions)}] sglang {version}: fetching wheel")
+        how = "cached wheel" if cached_wheel(version, cache_dir) else "downloading wheel"
+        log(f"[{number}/{len(versions)}] sglang {version}: {how}")
         wheels[version] = fetch_wheel(version, cache_dir)
     entries = {}
     # Parsing every source file of a release is CPU-bound; one release per core.
@@ -663,10 +777,21 @@ def build(versions: list[str], cache_dir: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ingest.sglang_flags", description=__doc__.splitlines()[0])
-    parser.add_argument("--versions", nargs="+", help="SGLang releases to scan (default: a built-in list plus the latest PyPI release)")
+    parser = argparse.ArgumentParser(
+        prog="python -m ingest.sglang_flags", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--versions",
+        nargs="+",
+        help="SGLang releases to scan (default: a built-in list plus the latest PyPI release)",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output JSON path")
-    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="where downloaded wheels are kept and reused")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=DEFAULT_CACHE_DIR,
+        help="where downloaded wheels are kept and reused",
+    )
     args = parser.parse_args(argv)
 
     versions = [v.lstrip("vV") for v in args.versions] if args.versions else list(DEFAULT_VERSIONS)

