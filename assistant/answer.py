@@ -162,7 +162,9 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3) -> A
             continue
         names = sglang_names(step["text"], *step.get("commands", []))
         if registry is not None and version:
-            statuses = [registry.check(n, registry.nearest(version)) for n in names]
+            # a flag the user wrote (e.g. "replace your --enable-reasoning") is not a recommendation
+            statuses = [registry.check(n, registry.nearest(version)) for n in names
+                        if n not in retrieval.analysis.user_names]
             missing = [st.name for st in statuses if not st.exists and not st.deprecated]
             if missing:
                 dropped.append(f"A step of this fix uses {', '.join(missing)}, which SGLang {version} "

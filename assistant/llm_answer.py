@@ -412,6 +412,7 @@ class Verifier:
         self.user_names = set(sglang_names(user_text)) | {f.split()[0] for f in env.flags}
         self.support_text = ("\n".join(b.text for b in prompt.sources) + "\n" + user_text).lower()
         self.support_tokens = set(tokenize(self.support_text))
+        self.error_words = f" {' '.join(_words(' '.join(e.text for e in retrieval.analysis.errors)))} "
         self._status_cache: dict[str, object] = {}
 
     # -- the checks --
@@ -479,6 +480,10 @@ class Verifier:
     def _check_substance(self, text: str, verdict: Verdict, where: str) -> str | None:
         if _says_nothing(text) or copies_instructions(text):
             verdict.changes.append(f"Removed a {where} that copies the instructions or says nothing: "
+                                   f"{clip_to_tokens(text, 20)!r}")
+            return None
+        if where != "diagnosis sentence" and f" {' '.join(_words(text))} " in self.error_words:
+            verdict.changes.append(f"Removed a {where} that only repeats the error: "
                                    f"{clip_to_tokens(text, 20)!r}")
             return None
         return text

@@ -88,7 +88,7 @@ def _strip_placeholders(text: str) -> str:
 
 LINE_WEIGHT = {"exception": 1.0, "fatal": 1.0, "warning": 0.75, "consequence": 0.45}
 OTHER_LINE_WEIGHT = 0.7   # a signature can be a plain log line, e.g. where a hang stops
-PROSE_LINE_WEIGHT = 0.35  # a signature found in the user's own words alone is not enough to answer
+PROSE_LINE_WEIGHT = 0.2   # a signature found in the user's own words alone is not enough to answer
 
 
 def line_weights(analysis: Analysis) -> dict[str, float]:

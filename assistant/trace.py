@@ -94,6 +94,7 @@ OTHER_SOFTWARE_RE = re.compile(
     re.I)
 # "没有用 sglang" / "not using sglang": a mention that says the paste is NOT from SGLang
 NEGATED_SGLANG_RE = re.compile(r"(?:没有用|没用|不是|并非|没有使用|not using|not|without|no|isn't|wasn't)\s*(?:the\s+)?sglang", re.I)
+USER_NAME_RE = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*|\b(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]\b")
 SGLANG_HINT_RE = re.compile(r"sglang|sgl[_-]kernel|launch_server|/srt/|\bSGLANG_|\bSGL_|\[TP\d+|\bTP\d+\]|"
                             r"Scheduler hit an exception|DataParallelController|detokenizer", re.I)
 HARDWARE_HINTS = [
@@ -149,6 +150,7 @@ class Analysis:
     collapsed_repeats: int          # lines dropped as repeats of an earlier one
     other_software: tuple[str, ...] = ()  # e.g. ("vllm",): the paste comes from another program
     prose_lines: tuple[str, ...] = ()     # masked lines of the user's own words
+    user_names: tuple[str, ...] = ()      # SGLang flags / env vars the user wrote (not ours to recommend)
     mentions_sglang: bool = False
     plain_lines: tuple[str, ...] = ()  # the first distinct non-error lines (a fallback query)
 
@@ -205,6 +207,8 @@ class _State:
     server_args: str | None = None
     hardware_votes: dict[str, int] = field(default_factory=dict)
     other_software: dict[str, int] = field(default_factory=dict)
+    user_names: dict[str, int] = field(default_factory=dict)
+    last_was_prose: bool = False   # a question wrapped over several lines continues as prose
     mentions_sglang: bool = False
     repeats: int = 0
     total: int = 0
@@ -247,6 +251,9 @@ def _read_environment(line: str, st: _State) -> None:
         if regex.search(line):
             st.hardware_votes[name] = st.hardware_votes.get(name, 0) + 1
             break
+    if ("--" in line or "SGL" in line) and len(st.user_names) < 200:
+        for name in USER_NAME_RE.findall(line):
+            st.user_names[name.split("=")[0]] = 1
     if not st.mentions_sglang and SGLANG_HINT_RE.search(NEGATED_SGLANG_RE.sub(" ", line)):
         st.mentions_sglang = True
     if len(st.other_software) < 8:
@@ -266,6 +273,7 @@ def _feed(raw: str, st: _State) -> None:
     st.total += 1
     line = raw.rstrip("\r\n")[:MAX_LINE]
     if not line.strip():
+        st.last_was_prose = False  # a blank line ends the user's paragraph
         return
     if st.pending_command is not None:
         st.pending_command += " " + line.strip().rstrip("\\").strip()
@@ -283,8 +291,10 @@ def _feed(raw: str, st: _State) -> None:
     st.tail.append(text)
     if len(st.tail) > TAIL_LINES:
         st.tail.pop(0)
-    if not st.in_traceback and text == line.strip() and _looks_like_prose(text) \
-            and not EXCEPTION_RE.match(text):
+    prose = not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text) and (
+        _looks_like_prose(text) or (st.last_was_prose and _wordy(text)))
+    st.last_was_prose = prose
+    if prose:
         if text not in st.prose and len(st.prose) < 60:
             st.prose.append(text)  # the user's own words: matched only weakly as log lines
             if len(st.templates) < MAX_TEMPLATES:
@@ -343,6 +353,12 @@ def _add_error(st: _State, text: str, kind: str, masked: str | None = None) -> N
 _CONVERSATION_RE = re.compile(
     r"\b(?:I|I'm|I've|we|we're|my|our|me|us|you|anyone|any idea|help|please|how|why|what|"
     r"after|when I|tried|trying|getting|seems?|happens?|should|could|does|is there)\b|\?\s*$", re.I)
+
+
+def _wordy(text: str) -> bool:
+    words = text.split()
+    plain = sum(1 for w in words if re.fullmatch(r"[\"'(]?[A-Za-z][A-Za-z'\-]*[,.;:?!)\"']*", w))
+    return len(words) >= 4 and plain / len(words) >= 0.6
 
 
 def _looks_like_prose(text: str) -> bool:
@@ -414,6 +430,7 @@ def analyze_lines(lines: Iterable[str]) -> Analysis:
         plain_lines=tuple(st.plain),
         other_software=tuple(st.other_software),
         prose_lines=tuple(mask(p) for p in st.prose),
+        user_names=tuple(st.user_names),
         mentions_sglang=st.mentions_sglang,
         environment=_environment(st),
         total_lines=st.total,

@@ -29,13 +29,19 @@ TABLE_KEYS = ("hit@1", "hit@3", "mrr", "answer_accuracy", "abstain_precision", "
               "unknown_flags", "latency_p50_ms", "latency_p95_ms")
 
 
-def unknown_flags(answer: dict, version: str | None, registry) -> list[str]:
-    """SGLang flags / env vars recommended in diagnosis + fix that do not exist for the user."""
+def unknown_flags(answer: dict, version: str | None, registry, user_names=()) -> list[str]:
+    """SGLang flags / env vars recommended in the fix steps that do not exist in the user's
+    version (any version when unknown). Names the user wrote themselves are not recommendations;
+    deprecated names a release still handles (e.g. "unset the old X") are known names."""
     if registry is None:
         return []
-    text = "\n".join([answer.get("diagnosis", ""), *answer.get("fix", [])])
     target = registry.nearest(version) if version else None
-    return [n for n in sglang_names(text) if not registry.check(n, target).exists]
+    unknown = []
+    for name in sglang_names(*answer.get("fix", [])):
+        status = registry.check(name, target)
+        if name not in user_names and not status.exists and not status.deprecated:
+            unknown.append(name)
+    return unknown
 
 
 def _ranked(retrieval) -> list[str]:
@@ -53,7 +59,8 @@ def run_case(assistant: Assistant, case: Case, mode: str = "extractive") -> Case
     missing, forbidden = check_text(case, body)
     ranked = [m.id for m in answer.matches]
     result = CaseResult(case, ranked, answer.abstained, body, latency,
-                        unknown_flags(body, answer.detected.sglang_version, assistant.registry),
+                        unknown_flags(body, answer.detected.sglang_version, assistant.registry,
+                                      analysis.user_names),
                         missing, forbidden, mode=answer.mode)
     return result
 
@@ -72,7 +79,8 @@ def run_baseline(assistant: Assistant, case: Case, name: str) -> CaseResult:
             "citations": answer.citations}
     missing, forbidden = check_text(case, body)
     return CaseResult(case, _ranked(retrieval), answer.abstained, body, latency,
-                      unknown_flags(body, answer.detected.sglang_version, assistant.registry),
+                      unknown_flags(body, answer.detected.sglang_version, assistant.registry,
+                                    retrieval.analysis.user_names),
                       missing, forbidden)
 
 

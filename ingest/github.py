@@ -59,6 +59,8 @@ STALE_RE = re.compile(
     r"automatically (?:been )?marked as stale|has been automatically closed|closed (?:due to|because of|"
     r"because it has been) inactiv|marked as stale because it has not had recent activity|"
     r"This issue has been inactive for|will be closed if no further activity", re.I)
+STALE_CLOSE_RE = re.compile(r"has been automatically closed|closed (?:due to|because of|because it has been) inactiv|"
+                            r"closing (?:this|it) (?:due to|for) inactiv", re.I)
 NOISE_RE = re.compile(r"^\s*(?:\+1|same(?: here| issue| problem| error)?|me too|bump|any updates?\??|"
                       r"any progress\??|following|subscribe|👍)[\s.!]*$", re.I)
 FIX_PR_RES = [
@@ -733,10 +735,15 @@ def issue_signatures(body: str, analysis=None, limit: int = 3) -> list[str]:
     return out
 
 
+FIXED_IN_RE = re.compile(r"\b(?:fixed in|upgrade to|upgrading to|released in|available in|landed in|works (?:in|on)|"
+                         r"sglang\s*>=)\s*(?:sglang\s*)?v?(\d+\.\d+\.\d+(?:\.?post\d+|rc\d+)?)", re.I)
+
+
 def _versions(texts: Iterable[str]) -> list[str]:
+    """SGLang versions the thread names: "sglang 0.5.2", check_env output, "fixed in 0.5.3"."""
     found: list[str] = []
     for text in texts:
-        for regex in SGLANG_VERSION_RES:
+        for regex in (*SGLANG_VERSION_RES, FIXED_IN_RE):
             for m in regex.finditer(text):
                 if m.group(1) not in found:
                     found.append(m.group(1))
@@ -813,15 +820,15 @@ def issue_unit(repo: str, record: dict) -> Unit | None:
     state_reason = (issue.get("state_reason") or "").lower() or None
     texts = [body] + [c.get("body") or "" for c in comments]
     fix_pr = _fix_pr(texts, number)
-    stale_closed = bool(state == "closed" and all_comments and is_bot_comment(all_comments[-1])
-                        and STALE_RE.search(all_comments[-1].get("body") or ""))
+    stale_closed = bool(state == "closed" and all_comments and STALE_CLOSE_RE.search(all_comments[-1].get("body") or ""))
     resolved = bool(state == "closed" and state_reason in (None, "completed") and not stale_closed
                     and (maintainer or fix_pr))
     resolution = ""
     if resolved:
         answers = [c for c in maintainer if not (c.get("body") or "").rstrip().endswith("?")]   # not "which version?"
         sentence = _first_sentence(answers[-1].get("body") or "") if answers else ""
-        resolution = " ".join(p for p in (sentence, f"Fixed by PR #{fix_pr}." if fix_pr else "") if p)
+        pr_note = f"Fixed by PR #{fix_pr}." if fix_pr and f"#{fix_pr}" not in sentence and f"/{fix_pr}" not in sentence else ""
+        resolution = " ".join(p for p in (sentence, pr_note) if p)
     env = analysis.environment
     meta = {
         "number": number, "repo": repo, "state": state, "state_reason": state_reason,

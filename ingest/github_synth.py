@@ -226,7 +226,7 @@ def _traceback(rng: random.Random, family: dict, error: str) -> str:
         lines += [f'  File "{SRT}/{path}", line {rng.randint(80, 2400)}, in {func}',
                   f"    {func.lstrip('_')}(self, {rng.choice(['server_args', 'batch', 'forward_batch', 'model_config'])})"]
     if len(lines) == 1:
-        return f"[{_ts(datetime(2025, 1, 1) + timedelta(seconds=rng.randint(0, 9e6)))} TP0] {error}"
+        return f"[{_ts(datetime(2025, 1, 1) + timedelta(seconds=rng.randint(0, 9_000_000)))} TP0] {error}"
     return "\n".join(lines + [error])
 
 
@@ -260,7 +260,7 @@ def generate(n: int, seed: int = 0, repo: str = REPO, start: int = 1, long_threa
     for i in range(n):
         number = start + i
         created = t0 + span * (i / max(n, 1)) + timedelta(minutes=rng.randint(0, 600))
-        if pull_request_every and number % pull_request_every == 0:
+        if pull_request_every and number % pull_request_every == 0 and number not in long_threads:
             title = f"[Fix] {rng.choice(['scheduler', 'router', 'kernel', 'docs'])}: small fix #{number}"
             issue = rest_issue(number, title, "Fixes a bug.", repo=repo, created=_ts(created),
                                updated=_ts(created + timedelta(hours=3)), author=rng.choice(MAINTAINERS),
@@ -301,13 +301,13 @@ def generate(n: int, seed: int = 0, repo: str = REPO, start: int = 1, long_threa
         count = 300 if number in long_threads else (0 if roll < 0.25 else rng.randint(1, 3) if roll < 0.65
                                                      else rng.randint(4, 10) if roll < 0.9 else rng.randint(11, 40))
         outcome = rng.random()   # closed+answered / stale-closed / open
-        closed_answered, stale = outcome < 0.5, 0.5 <= outcome < 0.7
+        closed_answered, stale = outcome < 0.5, 0.5 <= outcome < 0.7 and count < 300   # busy threads do not go stale
         moment = created
         comments = []
         author = rng.choice(USERS)
         answer_at = rng.randint(0, count - 1) if count and closed_answered else -1
         for k in range(count):
-            moment += timedelta(hours=rng.randint(1, 96))
+            moment += timedelta(minutes=rng.randint(5, 600)) if count > 40 else timedelta(hours=rng.randint(1, 96))
             cid += 1
             if k == answer_at or (count > 10 and rng.random() < 0.05):
                 pr = number + rng.randint(5, 4000)

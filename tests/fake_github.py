@@ -7,7 +7,7 @@ rate limits with Retry-After or X-RateLimit-Reset).
 
     with FakeGitHub() as gh:
         gh.add_issue(1, "title", "body", comments=[("user", "NONE", "text")])
-        gh.fail("/issues?", 502, times=2)
+        gh.fail(listing_page(2), 502, times=2)
         ... ask ingest github sgl-project/sglang --api-url {gh.url}
 """
 
@@ -28,9 +28,14 @@ from ingest.github_synth import rest_comment, rest_issue
 TOKEN = "ghp_test_token_0123456789"
 
 
+def listing_page(page: int) -> str:
+    """A fault pattern for one page of the issue listing (not of a comment listing)."""
+    return rf"/issues\?.*\bpage={page}\b" if page > 1 else r"/issues\?(?!.*\bpage=)"
+
+
 @dataclass
 class Fault:
-    match: str                 # substring of "path?query"
+    match: str                 # a regular expression searched in "path?query"
     status: int
     times: int                 # how many matching requests fail (then it is spent)
     headers: dict = field(default_factory=dict)
@@ -78,6 +83,8 @@ class FakeGitHub:
         for r in records:
             self.issues[r["number"]] = r["issue"]
             self.comments[r["number"]] = r["comments"]
+            latest = datetime.strptime(r["issue"]["updated_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+            self._clock = max(self._clock, latest)   # later changes must be newer than all of these
 
     def add_comment(self, number: int, login: str, association: str, body: str, kind: str = "User") -> None:
         self._next_comment += 1
@@ -157,7 +164,7 @@ class FakeGitHub:
         with self._lock:
             self.requests.append(h.path)
             self.remaining = max(0, self.remaining - 1)
-            fault = next((f for f in self.faults if f.times > 0 and f.match in h.path), None)
+            fault = next((f for f in self.faults if f.times > 0 and re.search(f.match, h.path)), None)
             if fault:
                 fault.times -= 1
         auth = h.headers.get("Authorization", "")

@@ -256,6 +256,30 @@ def test_wrong_advice_from_the_kb_is_not_shown_as_a_fix(fake, assistant, client)
     assert any("wrong" in c for c in answer.changes)
 
 
+def test_filler_from_a_small_model_is_removed(fake, assistant, client):
+    """What SmolLM2 writes: the field description echoed, identifiers, the error repeated."""
+    fake.reply = json.dumps({
+        "diagnosis": "Not enough memory. One to three sentences on the cause in the user's case.",
+        "fix": ["not_enough_memory", "not enough memory", "one step each, with commands in `backticks`"],
+        "warnings": ["#token_max_num_gpu_capacity"], "citations": ["KV Cache is allocated"]})
+    answer = ask_llm(assistant, client)
+    assert answer.mode == "llm" and answer.diagnosis == "Not enough memory."
+    kb_fix = ask_llm(assistant, SGLangClient("http://127.0.0.1:9/v1")).fix   # the extractive fix
+    assert answer.fix == kb_fix and answer.citations[0] == KV_ID
+    assert sum("says nothing" in c for c in answer.changes) == 4   # 1 sentence, 2 steps, 1 warning
+    assert any("repeats the error" in c for c in answer.changes)
+    assert any("showing the knowledge base's fix" in c for c in answer.changes)
+
+
+def test_reasoning_model_answer(fake, assistant, client):
+    fake.reasoning = "Maybe --kv-cache-turbo-mode? No, the source says raise the fraction."
+    fake.think_in_content = True
+    streamed = []
+    answer = ask_llm(assistant, client, on_token=streamed.append)
+    assert answer.mode == "llm" and answer.fix == GOOD["fix"]
+    assert "turbo" not in all_text(answer) and "turbo" not in "".join(streamed)
+
+
 def test_chinese_question_gets_a_chinese_answer(fake, assistant, client):
     fake.reply = json.dumps({"diagnosis": "权重占满了静态显存池，KV cache 没有空间。",
                              "fix": ["调大 `--mem-fraction-static`（例如 0.88）。"],
