@@ -6,9 +6,9 @@
    starts with the same tokens and SGLang's radix cache reuses them; the user message starts
    with the retrieved sources (shared by follow-ups on the same trace), then the triaged trace
    and the detected environment, then the conversation so far, then the question. Sources,
-   trace and conversation are delimited blocks that the rules call data, never instructions,
-   and text inside them cannot close a block. The context is trimmed to a token budget
-   (PROMPT_BUDGET below): the best entry in full, close runners-up compactly, no more.
+   trace, conversation and question are delimited blocks that the rules call data, never
+   instructions, and text inside them cannot close a block. The context is trimmed to a token
+   budget (PROMPT_BUDGET below): the best entry in full, close runners-up compactly, no more.
 2. The answer is asked for as JSON {diagnosis, fix, warnings, citations} (ANSWER_SCHEMA).
 3. Verification, on every piece, before it is shown, streamed or not:
    - a citation must be a retrieved id (`kb:<id>`) or one of the retrieved sources' URLs;
@@ -17,6 +17,9 @@
      replacement, or the step / sentence that uses it is removed, with a warning;
    - a URL that is not a retrieved source's URL is removed;
    - a destructive command (`rm -rf /`, `mkfs`, `curl ... | sh`) is removed, wherever it came from;
+   - a fix step that repeats what a retrieved entry lists as wrong advice is removed;
+   - filler is removed: a piece that echoes the instructions, says nothing (an identifier, a
+     label) or, as a fix step or warning, only repeats the user's error;
    - a fix step whose content the sources and the trace do not support is marked
      "(not in the sources)".
    `Answer.changes` lists every change, and the JSON output carries it.

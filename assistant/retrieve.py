@@ -8,7 +8,7 @@ above documents and issues that say the same thing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
@@ -104,7 +104,8 @@ def line_weights(analysis: Analysis) -> dict[str, float]:
 
 
 def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
-                    weights: dict[str, float] | None = None, idf=None) -> tuple[float, list[str]]:
+                    weights: dict[str, float] | None = None, idf=None,
+                    line_tokens=None) -> tuple[float, list[str]]:
     """Match quality of an entry's signatures against the user's masked lines, and the lines.
 
     The best single match counts (weighted by what kind of line it matched), plus a little for
@@ -126,11 +127,12 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
         if not sig_tokens or len(sig_tokens) < 4:
             continue
         idf = idf or (lambda token: 1.0)
+        line_tokens = line_tokens or (lambda line: frozenset(tokenize(line.lower())))
         total_weight = sum(idf(t) for t in sig_tokens)
         best_line, best = None, 0.0
         for ln in lines:
             # rare tokens (cugreenctxdestroy, libcuda.so.1) decide a near match, not "ImportError"
-            overlap = sum(idf(t) for t in sig_tokens & frozenset(tokenize(ln.lower()))) / total_weight
+            overlap = sum(idf(t) for t in sig_tokens & line_tokens(ln)) / total_weight
             if overlap >= 0.8:
                 score = overlap * 0.9 * weights.get(ln.lower(), OTHER_LINE_WEIGHT)
                 if score > best:
@@ -195,22 +197,30 @@ class Retriever:
         joined = "\n".join(lines).lower()
         weights = line_weights(analysis) if use_trace else {}
         query_identifiers = frozenset(t for t in tokens if _is_identifier(t))
+        token_cache: dict[str, frozenset] = {}
+
+        def line_tokens(line: str) -> frozenset:  # each log line is tokenized once per search
+            cached = token_cache.get(line)
+            if cached is None:
+                cached = token_cache[line] = frozenset(tokenize(line.lower()))
+            return cached
+
         hits = []
         for u in candidates:
             unit = self.index.units[u]
             sigs = unit.meta.get("signatures") or []
-            sig, evidence = signature_match(sigs, lines, joined, weights, self._idf) if sigs else (0.0, [])
+            sig, evidence = signature_match(sigs, lines, joined, weights, self._idf, line_tokens) \
+                if sigs else (0.0, [])
             if sigs and sig < IDENTIFIER_BOOST:
                 sig = max(sig, identifier_match(sigs, query_identifiers))
-            if not evidence:
-                evidence = _overlap_evidence(unit, analysis)
             score = (float(fused[u]) + SIGNATURE_WEIGHT * sig) * KIND_PRIOR.get(unit.kind, 0.8)
             score *= _issue_prior(unit.meta) if unit.kind == "issue" else 1.0
             hits.append(Hit(unit.id, unit.kind, unit.title, unit.title_zh, unit.url, round(score, 4),
                             round(float(lex_norm[u]), 4), round(float(dense_unit[u]), 4),
                             round(sig, 3), tuple(evidence[:3]), unit.meta))
         hits.sort(key=lambda h: -h.score)
-        hits = hits[:k]
+        hits = [h if h.evidence else replace(h, evidence=tuple(_overlap_evidence(h, analysis, line_tokens)))
+                for h in hits[:k]]
         confidence, abstain = decide(hits, tokens, self.index, analysis, self._idf)
         return Retrieval(tuple(hits), confidence, abstain, analysis)
 
@@ -226,11 +236,12 @@ def _dense_query(analysis: Analysis, query: str, use_trace: bool) -> str:
     return "\n".join(parts) or query[:2000]
 
 
-def _overlap_evidence(unit, analysis: Analysis) -> list[str]:
-    terms = set(tokenize(" ".join([unit.title, *(unit.meta.get("keywords") or [])])))
+def _overlap_evidence(hit: Hit, analysis: Analysis, line_tokens) -> list[str]:
+    """The user's error lines that share the most terms with the hit (no signature matched)."""
+    terms = set(tokenize(" ".join([hit.title, *(hit.meta.get("keywords") or [])])))
     scored = []
     for e in analysis.errors[:20]:
-        overlap = len(terms & set(tokenize(e.text)))
+        overlap = len(terms & line_tokens(e.text))
         if overlap >= 2:
             scored.append((overlap, e.text))
     scored.sort(key=lambda x: -x[0])
