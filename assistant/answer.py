@@ -117,20 +117,23 @@ def format_step(text: str, commands, versions: str | None, show_versions: bool) 
     return "\n".join(lines)
 
 
-def flag_warnings(env: Environment, registry) -> list[str]:
-    """Flags / env vars in the user's own launch command that their version does not accept."""
-    if registry is None or not env.flags:
+def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[str]:
+    """Flags in the user's own launch command, and SGLANG_* / SGL_* variables in their paste,
+    that their SGLang version does not accept (any version when it is unknown)."""
+    if registry is None:
         return []
     version = registry.nearest(env.sglang_version) if env.sglang_version else None
+    where = f"SGLang {env.sglang_version}" if version else "any SGLang release"
     out = []
-    for flag in dict.fromkeys(f.split()[0] for f in env.flags):
-        status = registry.check(flag, version)
+    names = [("launch command uses", f.split()[0]) for f in env.flags]
+    names += [("paste sets", name) for name in user_env_vars if name.startswith(("SGLANG_", "SGL_"))]
+    for what, name in dict.fromkeys(names):
+        status = registry.check(name, version)
         if status.exists:
             continue
-        where = f"SGLang {env.sglang_version}" if version else "any SGLang release"
+        verb = "does not accept" if status.kind == "flag" else "does not read"
         fix = f" Use {status.replacement} instead." if status.replacement else ""
-        out.append(f"Your launch command uses {flag}, which {where} does not accept"
-                   f" ({status.note}).{fix}".replace("..", "."))
+        out.append(f"Your {what} {name}, which {where} {verb} ({status.note}).{fix}".replace("..", "."))
     return out
 
 
@@ -138,9 +141,9 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3) -> A
     env = retrieval.analysis.environment
     entry_hits = [h for h in retrieval.hits]
     matches = [_match(h) for h in entry_hits[:top_k]]
-    similar = [_match(h) for h in retrieval.hits if h.kind == "issue"][:5]
+    similar = [_match(h) for h in retrieval.similar][:5]
     primary = retrieval.analysis.primary.text if retrieval.analysis.primary else None
-    warnings = flag_warnings(env, registry)
+    warnings = flag_warnings(env, registry, retrieval.analysis.user_names)
     if retrieval.abstain or not retrieval.hits:
         closest = ", ".join(f"{m.id} ({m.score:.2f})" for m in matches[:3])
         diagnosis = ("No known problem in the knowledge base matches this trace well enough "

@@ -145,6 +145,12 @@ def run_query(argv: list[str]) -> int:
             sys.stderr.write(token)
             sys.stderr.flush()
 
+    if llm is not None and not args.json and sys.stderr.isatty():
+        # a cold prompt on a busy server can take a while before the first verified piece
+        waiting = f"asking {llm.model} at {settings.endpoint} ...\n"
+        streamed.append(waiting)
+        sys.stderr.write(waiting)
+        sys.stderr.flush()
     answer = assistant.answer(analysis, on_token=on_token if llm else None)
     if note and not answer.note:
         answer.note = note

@@ -20,6 +20,7 @@ from assistant.trace import Analysis, analyze
 LEXICAL_WEIGHT = 0.5
 SIGNATURE_WEIGHT = 1.5   # a matched error line outweighs how similar the rest of the text is
 CANDIDATES = 60
+SIMILAR_ISSUE_DENSE = 0.5   # an issue listed as a similar report: a signature match or this cosine
 KIND_PRIOR = {"entry": 1.0, "doc": 0.85, "issue": 0.9}
 MODES = ("hybrid", "lexical", "dense")
 
@@ -45,6 +46,7 @@ class Retrieval:
     confidence: float       # 0..1, calibrated on the dev cases
     abstain: bool
     analysis: Analysis
+    similar: tuple[Hit, ...] = ()   # the closest GitHub issues, listed under the answer
 
 
 # Abstention, set on evals/cases/dev.jsonl: answer when a signature line of the top hit occurs in
@@ -89,13 +91,17 @@ def _strip_placeholders(text: str) -> str:
 LINE_WEIGHT = {"exception": 1.0, "fatal": 1.0, "warning": 0.75, "consequence": 0.45}
 OTHER_LINE_WEIGHT = 0.7   # a signature can be a plain log line, e.g. where a hang stops
 PROSE_LINE_WEIGHT = 0.2   # a signature found in the user's own words alone is not enough to answer
+DISTANT_LINE_WEIGHT = 0.3  # an ordinary log line far from the end
 
 
 def line_weights(analysis: Analysis) -> dict[str, float]:
     """How much a signature matching each masked line counts: a match on the root error beats a
     match on a consequence line ("terminated with -3") that many problems share."""
-    # the user's own sentences ("someone said --disable-cuda-graph fixes it") are not log lines
-    weights = {line.lower(): PROSE_LINE_WEIGHT for line in analysis.prose_lines}
+    # ordinary log lines count where a hang shows (the last lines), little elsewhere: every
+    # startup prints "Init torch distributed begin."; the user's own sentences are not log lines
+    weights = {line.lower(): DISTANT_LINE_WEIGHT for line in analysis.masked_lines}
+    weights.update({line.lower(): OTHER_LINE_WEIGHT for line in analysis.tail_lines})
+    weights.update({line.lower(): PROSE_LINE_WEIGHT for line in analysis.prose_lines})
     only_consequences = all(e.kind == "consequence" for e in analysis.errors)
     for rank, err in enumerate(analysis.errors):
         weight = 0.9 if only_consequences else LINE_WEIGHT[err.kind]
@@ -153,6 +159,16 @@ class Retriever:
         self.index = index
         self.encoder = encoder
         self._idf_cache: dict[str, float] = {}
+        self._groups: list[np.ndarray] | None = None
+
+    def _kind_groups(self) -> list[np.ndarray]:
+        """Unit rows of entries and documents, and of issues: they compete for candidate places
+        apart, so hundreds of near-identical reports cannot push the KB entry for the same error
+        out of the pool (with no issues this is the plain top-N)."""
+        if self._groups is None:
+            is_issue = np.fromiter((u.kind == "issue" for u in self.index.units), bool, len(self.index.units))
+            self._groups = [g for g in (np.flatnonzero(~is_issue), np.flatnonzero(is_issue)) if len(g)]
+        return self._groups
 
     def _idf(self, token: str) -> float:
         """Inverse document frequency over chunks; a token the index never saw counts as rare."""
@@ -193,7 +209,8 @@ class Retriever:
             fused = dense_norm
         else:  # convex combination of the normalised scores: keeps how far ahead a hit is
             fused = LEXICAL_WEIGHT * lex_norm + (1 - LEXICAL_WEIGHT) * dense_norm
-        candidates = [int(u) for u in np.argsort(-fused)[:CANDIDATES] if fused[u] > 0]
+        candidates = [int(u) for rows in self._kind_groups()
+                      for u in rows[np.argsort(-fused[rows])[:CANDIDATES]] if fused[u] > 0]
         joined = "\n".join(lines).lower()
         weights = line_weights(analysis) if use_trace else {}
         query_identifiers = frozenset(t for t in tokens if _is_identifier(t))
@@ -219,10 +236,13 @@ class Retriever:
                             round(float(lex_norm[u]), 4), round(float(dense_unit[u]), 4),
                             round(sig, 3), tuple(evidence[:3]), unit.meta))
         hits.sort(key=lambda h: -h.score)
+        hits = [replace(h, evidence=tuple(analysis.original(ln) for ln in h.evidence)) for h in hits[:k]]
+        similar = tuple(h for h in hits if h.kind == "issue"
+                        and (h.signature >= SIGNATURE_OK or h.dense >= SIMILAR_ISSUE_DENSE))[:5]
         hits = [h if h.evidence else replace(h, evidence=tuple(_overlap_evidence(h, analysis, line_tokens)))
                 for h in hits[:k]]
         confidence, abstain = decide(hits, tokens, self.index, analysis, self._idf)
-        return Retrieval(tuple(hits), confidence, abstain, analysis)
+        return Retrieval(tuple(hits), confidence, abstain, analysis, similar)
 
 
 def _dense_query(analysis: Analysis, query: str, use_trace: bool) -> str:

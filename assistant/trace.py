@@ -151,6 +151,11 @@ class Analysis:
     other_software: tuple[str, ...] = ()  # e.g. ("vllm",): the paste comes from another program
     prose_lines: tuple[str, ...] = ()     # masked lines of the user's own words
     user_names: tuple[str, ...] = ()      # SGLang flags / env vars the user wrote (not ours to recommend)
+    tail_lines: frozenset = frozenset()   # masked last lines of the log: where a hang stops
+    originals: dict = field(default_factory=dict, repr=False)  # masked line -> the user's line
+
+    def original(self, masked_line: str) -> str:
+        return self.originals.get(masked_line, masked_line)
     mentions_sglang: bool = False
     plain_lines: tuple[str, ...] = ()  # the first distinct non-error lines (a fallback query)
 
@@ -208,6 +213,7 @@ class _State:
     hardware_votes: dict[str, int] = field(default_factory=dict)
     other_software: dict[str, int] = field(default_factory=dict)
     user_names: dict[str, int] = field(default_factory=dict)
+    originals: dict[str, str] = field(default_factory=dict)
     last_was_prose: bool = False   # a question wrapped over several lines continues as prose
     mentions_sglang: bool = False
     repeats: int = 0
@@ -298,7 +304,7 @@ def _feed(raw: str, st: _State) -> None:
         if text not in st.prose and len(st.prose) < 60:
             st.prose.append(text)  # the user's own words: matched only weakly as log lines
             if len(st.templates) < MAX_TEMPLATES:
-                st.templates.setdefault(mask(text), 1)
+                _remember(st, mask(text), text)
         return
     masked = mask(text)
     if masked in st.templates:
@@ -308,7 +314,7 @@ def _feed(raw: str, st: _State) -> None:
             st.errors[masked][2] += 1
         return
     if len(st.templates) < MAX_TEMPLATES:
-        st.templates[masked] = 1
+        _remember(st, masked, text)
     frame = FRAME_RE.match(text)
     if text.startswith(("Traceback (most recent call last)", "During handling of the above",
                         "The above exception was the direct cause")) or text.endswith("Traceback (most recent call last):"):
@@ -337,13 +343,20 @@ def _feed(raw: str, st: _State) -> None:
     _add_error(st, text, kind, masked)
 
 
+def _remember(st: _State, masked: str, text: str) -> None:
+    """Keep a distinct line (masked, for matching) and how the user wrote it (for evidence)."""
+    if masked not in st.templates:
+        st.templates[masked] = 1
+        st.originals[masked] = text
+
+
 def _add_error(st: _State, text: str, kind: str, masked: str | None = None) -> None:
     masked = masked or mask(text)
     if masked in st.errors:
         st.errors[masked][2] += 1
         return
     if len(st.templates) < MAX_TEMPLATES:
-        st.templates.setdefault(masked, 1)
+        _remember(st, masked, text)
     if len(st.errors) < MAX_ERRORS or kind in ("exception", "fatal"):
         if len(st.errors) >= MAX_ERRORS * 2:
             return
@@ -387,8 +400,27 @@ def _server_args_flags(server_args: str) -> list[str]:
     return flags
 
 
+BARE_VERSION_RE = re.compile(r"(?<![\w.])v?(0\.[4-9]\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
+OTHER_PACKAGE_RE = re.compile(r"flashinfer|sgl[-_]?kernel|mooncake|router|xgrammar|outlines|nixl|triton|vllm|"
+                              r"deepep|nccl|transformers|llguidance|gateway", re.I)
+
+
+def _bare_sglang_version(prose: list[str]) -> str | None:
+    """'升级到 v0.5.9 之后…' / 'after upgrading to 0.5.6': a 0.4-0.9 version in the user's own words
+    that no other package name precedes is SGLang's."""
+    for line in prose:
+        for m in BARE_VERSION_RE.finditer(line):
+            if not OTHER_PACKAGE_RE.search(line[max(0, m.start() - 30): m.start()]):
+                return m.group(1)
+    return None
+
+
 def _environment(st: _State) -> Environment:
     env = dict(st.env)
+    if "sglang_version" not in env:
+        bare = _bare_sglang_version(st.prose)
+        if bare:
+            env["sglang_version"] = bare
     if "cuda_version" not in env and env.get("torch_version"):
         m = TORCH_CUDA_RE.search(env["torch_version"])
         if m:
@@ -421,7 +453,10 @@ def analyze_lines(lines: Iterable[str]) -> Analysis:
     ordered = sorted(st.errors.items(), key=lambda kv: (_PRIORITY[kv[1][3]], kv[1][1]))
     errors = tuple(ErrorLine(text=v[0], masked=k, line_no=v[1], count=v[2], kind=v[3])
                    for k, v in ordered)
-    kept = list(st.templates) + [mask(t) for t in st.tail]
+    tail = [mask(t) for t in st.tail]
+    for masked, text in zip(tail, st.tail):
+        st.originals.setdefault(masked, text)
+    kept = list(st.templates) + tail
     return Analysis(
         errors=errors,
         frames=tuple(dict.fromkeys(st.frames))[-12:],
@@ -431,6 +466,8 @@ def analyze_lines(lines: Iterable[str]) -> Analysis:
         other_software=tuple(st.other_software),
         prose_lines=tuple(mask(p) for p in st.prose),
         user_names=tuple(st.user_names),
+        tail_lines=frozenset(tail),
+        originals=st.originals,
         mentions_sglang=st.mentions_sglang,
         environment=_environment(st),
         total_lines=st.total,

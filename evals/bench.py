@@ -119,7 +119,7 @@ from assistant.config import Settings
 from assistant.pipeline import Assistant
 s = Settings.from_env().with_options(index_dir=Path(sys.argv[1]), use_llm=False)
 a = Assistant.from_settings(s, build_if_missing=False)
-queries = json.loads(sys.argv[2])
+queries = json.loads(Path(sys.argv[2]).read_text())
 for q in queries[:5]:
     a.answer(q)
 times = []
@@ -147,7 +147,9 @@ def bench_scale(kb_units, n_chunks: int, workdir: Path) -> dict:
     build_s = time.perf_counter() - started
     cases = [json.loads(line)["query"] for f in sorted((REPO / "evals" / "cases").glob("*.jsonl"))
              for line in f.read_text().splitlines() if line.strip()]
-    probe = subprocess.run([sys.executable, "-c", SCALE_PROBE, str(index_dir), json.dumps(cases[:200])],
+    queries = workdir / "queries.json"
+    queries.write_text(json.dumps(cases[:200]))
+    probe = subprocess.run([sys.executable, "-c", SCALE_PROBE, str(index_dir), str(queries)],
                            env=_env(), cwd=REPO, capture_output=True, text=True, check=True)
     result = json.loads(probe.stdout)
     size = sum(p.stat().st_size for p in index_dir.iterdir())

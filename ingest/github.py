@@ -541,34 +541,50 @@ def _drop_missing(store: IssueStore, client: GitHubClient, repo: str, stored: di
 
 # ---- export files ------------------------------------------------------------------------------
 
-def read_export(path: Path) -> list[dict]:
+def read_export(path: Path) -> Iterator[dict]:
     """Records from an export: a REST JSON array (or `gh api --paginate` concatenated arrays),
-    JSON lines of REST issues or of this cache, or `gh issue list --json ...` output."""
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
-    values: list = []
+    JSON lines of REST issues or of this cache, or `gh issue list --json ...` output. JSON lines
+    are read one at a time, so a large export does not have to fit in memory as objects."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        first_line = f.readline()
+        f.seek(0)
+        try:
+            json_lines = isinstance(json.loads(first_line), dict)
+        except ValueError:
+            json_lines = False
+        if json_lines:
+            for number, line in enumerate(f, 1):
+                if line.strip():
+                    yield from _export_records(_parse(line, path, number))
+            return
+        text = f.read()
     decoder = json.JSONDecoder()
     pos, end = 0, len(text)
     while pos < end:
         while pos < end and text[pos].isspace():
             pos += 1
-        if pos >= end:
-            break
-        try:
-            value, pos = decoder.raw_decode(text, pos)
-        except ValueError as exc:
-            raise GitHubError(f"{path} is not JSON or JSON lines ({exc})") from None
-        values.append(value)
-    objects: list[dict] = []
-    for value in values:
-        if isinstance(value, dict) and isinstance(value.get("issues"), list):
-            value = value["issues"]
-        objects += value if isinstance(value, list) else [value]
-    records = []
-    for obj in objects:
+        if pos < end:
+            try:
+                value, pos = decoder.raw_decode(text, pos)
+            except ValueError as exc:
+                raise GitHubError(f"{path} is not JSON or JSON lines ({exc})") from None
+            yield from _export_records(value)
+
+
+def _parse(line: str, path: Path, number: int):
+    try:
+        return json.loads(line)
+    except ValueError as exc:
+        raise GitHubError(f"{path}, line {number}: not JSON ({exc.msg})") from None
+
+
+def _export_records(value) -> Iterator[dict]:
+    if isinstance(value, dict) and isinstance(value.get("issues"), list):
+        value = value["issues"]
+    for obj in value if isinstance(value, list) else [value]:
         record = export_record(obj) if isinstance(obj, dict) else None
         if record:
-            records.append(record)
-    return records
+            yield record
 
 
 def export_record(obj: dict) -> dict | None:
@@ -611,32 +627,55 @@ def _from_gh(obj: dict) -> tuple[dict, list[dict]]:
 
 def import_export(store: IssueStore, repo: str, path: Path, merge: bool = False) -> SyncStats:
     """Store an export. It is taken as the whole repository: stored issues it lacks are removed,
-    unless merge=True."""
+    unless merge=True. An issue whose updated_at did not change keeps its stored line (with the
+    comments an earlier sync fetched, which a REST issue export does not carry)."""
     started = time.perf_counter()
     stats = SyncStats(repo=repo)
-    records = read_export(path)
-    if not records:
-        raise GitHubError(f"{path} holds no issues")
+    previous = store._latest_offsets()
     prefix = f"github.com/{repo}/".lower()
-    mine = [r for r in records if prefix in str(r["issue"].get("html_url") or prefix).lower()]
-    if not mine:
-        raise GitHubError(f"{path} holds no issues of {repo}")
-    current = {r["number"]: r for r in store.records()} if store.issues_path.exists() else {}
-    incoming = {r["number"]: r for r in mine}
-    for number, record in incoming.items():
-        old = current.get(number)
-        if old is None:
-            stats.new += 1
-        elif (old["updated_at"], len(old.get("comments") or [])) == (record["updated_at"], len(record["comments"])):
-            stats.unchanged += 1
-            incoming[number] = old
-        else:
-            stats.updated += 1
-        stats.comments += len(record["comments"])
-    stats.listed = len(mine)
-    kept = dict(current) | incoming if merge else incoming
-    stats.removed = len(set(current) - set(kept))
-    store.replace_all(kept[n] for n in sorted(kept))
+    seen: set[int] = set()
+    other_repos = 0
+    store.folder.mkdir(parents=True, exist_ok=True)
+    tmp = store.issues_path.with_suffix(".jsonl.tmp")
+    old = open(store.issues_path, "rb") if previous else None   # noqa: SIM115 - closed below
+    try:
+        with open(tmp, "wb") as out:
+            for record in read_export(path):
+                if prefix not in str(record["issue"].get("html_url") or prefix).lower():
+                    other_repos += 1
+                    continue
+                number = record["number"]
+                before = previous.get(number)
+                first = number not in seen   # an export may list an issue twice: the last line wins
+                seen.add(number)
+                stats.listed += first
+                stats.comments += len(record["comments"]) if first else 0
+                if before and not before[2] and before[1] == record["updated_at"]:
+                    stats.unchanged += first
+                    old.seek(before[0])
+                    out.write(old.readline())
+                    continue
+                stats.new += first and (not before or before[2])
+                stats.updated += first and bool(before and not before[2])
+                out.write(_record_line(record))
+            live = {n for n, (_, _, gone, _) in previous.items() if not gone}
+            if merge:
+                for n in sorted(live - seen):
+                    old.seek(previous[n][0])
+                    out.write(old.readline())
+            else:
+                stats.removed = len(live - seen)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        if old:
+            old.close()
+    if not seen:
+        tmp.unlink(missing_ok=True)
+        raise GitHubError(f"{path} holds no issues of {repo}" + (f" ({other_repos} of other repositories)"
+                                                                 if other_repos else ""))
+    os.replace(tmp, store.issues_path)
     state = store.state()
     state.update(repo=repo, last_import={"file": str(Path(path).resolve()),
                                          "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
