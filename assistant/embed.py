@@ -129,7 +129,9 @@ class OnnxQueryEncoder:
         config = json.loads((folder / ENCODER_CONFIG).read_text())
         self.pooling = config["pooling"]
         options = ort.SessionOptions()
-        options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+        # one short query at a time: a single thread is as fast and does not fight other work
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
         options.log_severity_level = 3
         self.session = ort.InferenceSession(str(folder / ONNX_FILE), options,
                                             providers=["CPUExecutionProvider"])

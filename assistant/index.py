@@ -51,6 +51,8 @@ class Index:
         self.vocab = vocab
         self.offsets = offsets
         self._texts = None
+        # first chunk row of each unit; build_index writes a unit's chunks contiguously
+        self.unit_starts = np.array([u.chunk_rows[0] for u in units], dtype=np.int64)
         self._texts_lock = threading.Lock()   # one file position shared by concurrent queries
 
     @property
@@ -74,6 +76,8 @@ class Index:
                                     f"{manifest.get('model')!r}, not {model!r}: {REBUILD_HINT}")
             import faiss
 
+            # one query at a time: OpenMP threads only add waiting on a busy 2-core machine
+            faiss.omp_set_num_threads(1)
             units = [UnitRecord(**u) for u in json.loads((folder / "units.json").read_text())]
             chunks = json.loads((folder / "chunks.json").read_text())
             vectors = faiss.read_index(str(folder / "vectors.faiss"))
@@ -103,8 +107,14 @@ class Index:
             if t is None:
                 continue
             lo, hi = indptr[t], indptr[t + 1]
-            np.add.at(scores, indices[lo:hi], data[lo:hi])
+            scores[indices[lo:hi]] += data[lo:hi]  # a posting list names each chunk once
         return scores
+
+    def unit_max(self, chunk_scores: np.ndarray) -> np.ndarray:
+        """Per unit, the best score of its chunks (a unit's chunks are contiguous rows)."""
+        if not len(chunk_scores):
+            return np.zeros(len(self.units), dtype=np.float32)
+        return np.maximum.reduceat(chunk_scores, self.unit_starts).astype(np.float32)
 
     def dense_search(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         k = min(k, self.vectors.ntotal)

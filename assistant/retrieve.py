@@ -21,6 +21,10 @@ LEXICAL_WEIGHT = 0.5
 SIGNATURE_WEIGHT = 1.5   # a matched error line outweighs how similar the rest of the text is
 CANDIDATES = 60
 SIMILAR_ISSUE_DENSE = 0.5   # an issue listed as a similar report: a signature match or this cosine
+# An issue's signatures are error lines pulled from a user's paste, not vetted like an entry's: a
+# shared symptom ("HIP error: invalid device function") must not lift a report above the curated
+# entry that explains the cause. Among issues it still orders exact reports first.
+ISSUE_SIGNATURE_WEIGHT = 0.1
 KIND_PRIOR = {"entry": 1.0, "doc": 0.85, "issue": 0.9}
 MODES = ("hybrid", "lexical", "dense")
 
@@ -160,6 +164,7 @@ class Retriever:
         self.encoder = encoder
         self._idf_cache: dict[str, float] = {}
         self._groups: list[np.ndarray] | None = None
+        self._curated: tuple[np.ndarray, np.ndarray] | None = None
 
     def _kind_groups(self) -> list[np.ndarray]:
         """Unit rows of entries and documents, and of issues: they compete for candidate places
@@ -168,7 +173,19 @@ class Retriever:
         if self._groups is None:
             is_issue = np.fromiter((u.kind == "issue" for u in self.index.units), bool, len(self.index.units))
             self._groups = [g for g in (np.flatnonzero(~is_issue), np.flatnonzero(is_issue)) if len(g)]
+            curated_chunks = np.flatnonzero(~is_issue[self.index.chunk_unit]) if len(self._groups) > 1 else []
+            vectors = np.vstack([self.index.vectors.reconstruct(int(r)) for r in curated_chunks]) \
+                if len(curated_chunks) else np.zeros((0, self.index.vectors.d), dtype=np.float32)
+            self._curated = (np.asarray(curated_chunks, dtype=np.int64), vectors)
         return self._groups
+
+    def _dense_curated(self, vec: np.ndarray, dense_unit: np.ndarray) -> None:
+        """With issues in the index, entries and documents get their exact cosine even when
+        issue chunks fill the whole nearest-neighbour list."""
+        self._kind_groups()
+        rows, vectors = self._curated
+        if len(rows):
+            np.maximum.at(dense_unit, self.index.chunk_unit[rows], vectors @ np.asarray(vec, dtype=np.float32))
 
     def _idf(self, token: str) -> float:
         """Inverse document frequency over chunks; a token the index never saw counts as rare."""
@@ -192,12 +209,12 @@ class Retriever:
         dense_unit = np.zeros(n_units, dtype=np.float32)
         tokens = tokenize(query)
         if mode in ("hybrid", "lexical") and tokens:
-            chunk_scores = self.index.lexical_scores(tokens)
-            np.maximum.at(lex_unit, self.index.chunk_unit, chunk_scores)
+            lex_unit = self.index.unit_max(self.index.lexical_scores(tokens))
         if mode in ("hybrid", "dense") and query.strip():
             vec = self.encoder.encode([_dense_query(analysis, query, use_trace)])[0]
             scores, rows = self.index.dense_search(vec, CANDIDATES * 4)
             np.maximum.at(dense_unit, self.index.chunk_unit[rows], scores)
+            self._dense_curated(vec, dense_unit)
         lex_top = float(lex_unit.max()) if n_units else 0.0
         lex_norm = lex_unit / lex_top if lex_top > 0 else lex_unit
 
@@ -230,7 +247,8 @@ class Retriever:
                 if sigs else (0.0, [])
             if sigs and sig < IDENTIFIER_BOOST:
                 sig = max(sig, identifier_match(sigs, query_identifiers))
-            score = (float(fused[u]) + SIGNATURE_WEIGHT * sig) * KIND_PRIOR.get(unit.kind, 0.8)
+            weight = ISSUE_SIGNATURE_WEIGHT if unit.kind == "issue" else SIGNATURE_WEIGHT
+            score = (float(fused[u]) + weight * sig) * KIND_PRIOR.get(unit.kind, 0.8)
             score *= _issue_prior(unit.meta) if unit.kind == "issue" else 1.0
             hits.append(Hit(unit.id, unit.kind, unit.title, unit.title_zh, unit.url, round(score, 4),
                             round(float(lex_norm[u]), 4), round(float(dense_unit[u]), 4),
@@ -242,6 +260,12 @@ class Retriever:
         hits = [h if h.evidence else replace(h, evidence=tuple(_overlap_evidence(h, analysis, line_tokens)))
                 for h in hits[:k]]
         confidence, abstain = decide(hits, tokens, self.index, analysis, self._idf)
+        if abstain and hits and hits[0].kind != "issue" and similar and similar[0].signature >= SIGNATURE_OK:
+            # no entry is confident, but a report shows the user's exact error line: answer with it
+            ranked = [similar[0], *[h for h in hits if h.unit_id != similar[0].unit_id]][:k]
+            issue_confidence, issue_abstain = decide(ranked, tokens, self.index, analysis, self._idf)
+            if not issue_abstain:
+                hits, confidence, abstain = ranked, issue_confidence, issue_abstain
         return Retrieval(tuple(hits), confidence, abstain, analysis, similar)
 
 

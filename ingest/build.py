@@ -82,7 +82,7 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
     seen_ids: set[str] = set()
     texts, unit_rows, hashes, records = [], [], [], []
     for unit in units:
-        if unit.id in seen_ids:
+        if unit.id in seen_ids or not unit.chunks:
             continue
         seen_ids.add(unit.id)
         rows = []

@@ -28,6 +28,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -101,6 +102,22 @@ class IssueStore:
         self.folder = Path(folder)
         self.issues_path = self.folder / "issues.jsonl"
         self.state_path = self.folder / "state.json"
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """One writer at a time (a cron sync and a manual one must not interleave their lines)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.folder / ".lock", "w") as handle:
+            try:
+                import fcntl
+
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except ImportError:   # no fcntl (Windows): no lock
+                pass
+            except OSError:
+                raise GitHubError(f"another `ask ingest github` is updating {self.folder}; "
+                                  "wait for it to finish") from None
+            yield
 
     # the checkpoint
     def state(self) -> dict:
@@ -957,24 +974,27 @@ def main(argv: list[str], settings: Settings) -> int:
         if not args.quiet:
             print(f"github {repo}: {text}", file=sys.stderr)
 
+    token = ""
+    if args.from_export and not args.from_export.is_file():
+        print(f"ask ingest github: --from-export {args.from_export}: no such file", file=sys.stderr)
+        return 2
+    if not args.from_export:
+        token = os.environ.get(args.token_env, "").strip()
+        if not token:
+            print(f"ask ingest github: set {args.token_env} to a GitHub token (read access to public "
+                  "repositories is enough), or import a file with --from-export FILE", file=sys.stderr)
+            return 2
     store = IssueStore(repo_folder(settings, repo))
     try:
-        if args.from_export:
-            if not args.from_export.is_file():
-                print(f"ask ingest github: --from-export {args.from_export}: no such file", file=sys.stderr)
-                return 2
-            stats = import_export(store, repo, args.from_export, merge=args.merge)
-        else:
-            token = os.environ.get(args.token_env, "").strip()
-            if not token:
-                print(f"ask ingest github: set {args.token_env} to a GitHub token (read access to public "
-                      "repositories is enough), or import a file with --from-export FILE", file=sys.stderr)
-                return 2
-            client = GitHubClient(args.api_url, token, token_env=args.token_env, max_wait=args.max_wait, say=say)
-            try:
-                stats = sync_repo(store, client, repo, full=args.full, say=say)
-            finally:
-                client.close()
+        with store.lock():
+            if args.from_export:
+                stats = import_export(store, repo, args.from_export, merge=args.merge)
+            else:
+                client = GitHubClient(args.api_url, token, token_env=args.token_env, max_wait=args.max_wait, say=say)
+                try:
+                    stats = sync_repo(store, client, repo, full=args.full, say=say)
+                finally:
+                    client.close()
     except GitHubError as exc:
         resumable = "" if args.from_export else " Progress is saved: run the same command again to resume."
         print(f"ask ingest github: {exc}.{resumable}", file=sys.stderr)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import zlib
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -347,6 +348,41 @@ def generate(n: int, seed: int = 0, repo: str = REPO, start: int = 1, long_threa
                            author=author, created=_ts(created), updated=updated, closed=closed,
                            comments=len(comments))
         yield {"number": number, "updated_at": updated, "issue": issue, "comments": comments}
+
+
+def family_of(record: dict) -> str:
+    """The failure family a generated issue was drawn from (its title template tells)."""
+    title = record["issue"]["title"]
+    for family in FAMILIES:
+        for template in family["titles"]:
+            fixed = [part for part in re.split(r"\{\w+\}", template) if part.strip()]
+            if all(part in title for part in fixed):
+                return family["key"]
+    return "?"
+
+
+def queries(n: int, seed: int = 1) -> list[tuple[str, str]]:
+    """n user pastes (an error line, sometimes with a traceback and a question) and the family each
+    comes from, drawn with other model / GPU / number values than the issues have."""
+    rng = random.Random(10_000 + seed)
+    with_errors = [f for f in FAMILIES if f["error"]]
+    out = []
+    for _ in range(n):
+        family = rng.choice(with_errors)
+        ctx = dict(model=rng.choice(MODELS), gpu=rng.choice(GPUS), version=rng.choice(VERSIONS), tp=rng.choice([2, 4, 8]),
+                   g=rng.randint(0, 7), gib=f"{rng.uniform(0.1, 20):.2f}", mib=rng.randint(10, 900),
+                   seq=rng.randint(1, 90000), arch=rng.choice(ARCHS), flag=rng.choice(FLAGS).split()[0],
+                   tokens=rng.randint(33000, 200000), layer=rng.randint(0, 60), smem=rng.choice([106496, 131072]))
+        error = _fill(family["error"], ctx)
+        style = rng.random()
+        if style < 0.4:
+            text = error
+        elif style < 0.8:
+            text = _traceback(rng, family, error)
+        else:
+            text = f"sglang {ctx['version']} with {ctx['model']} on {ctx['gpu']}, what does this mean?\n{error}"
+        out.append((text, family["key"]))
+    return out
 
 
 def write_export(path, n: int, seed: int = 0, **kwargs) -> int:

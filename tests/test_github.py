@@ -353,3 +353,10 @@ def test_reindex_embeds_only_changed_issues_and_drops_removed_ones(kb, capsys):
     index = Index.load(settings.index_dir)
     assert f"gh:{REPO}#2" not in index.unit_by_id and f"gh:{REPO}#30" not in index.unit_by_id
     assert index.units[index.unit_by_id[f"gh:{REPO}#13"]].meta["fix_pr"] == 5013
+
+
+def test_a_second_sync_of_the_same_repository_is_refused_while_one_runs(kb, capsys):
+    store = github.IssueStore(github.repo_folder(Settings.from_env({"ASK_KB_DIR": str(kb)}), REPO))
+    with FakeGitHub() as gh, store.lock():
+        code, err = sync(kb, gh, capsys=capsys)
+    assert code == 1 and "another `ask ingest github` is updating" in err and not gh.requests
