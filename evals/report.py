@@ -15,6 +15,10 @@ def _chart(configs: list[tuple[str, dict]]) -> str:
     group_w = (width - pad) / len(CHART_KEYS)
     bar_w = (group_w - 16) / max(1, len(configs))
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 60}" role="img">']
+    for tick in (0.25, 0.5, 0.75, 1.0):  # a scale, so small differences read as numbers
+        y = height - tick * (height - 20)
+        parts.append(f'<line x1="{pad}" y1="{y:.0f}" x2="{width}" y2="{y:.0f}" stroke="#ddd"/>'
+                     f'<text x="{pad - 6}" y="{y + 4:.0f}" font-size="11" text-anchor="end">{tick:.2f}</text>')
     for g, key in enumerate(CHART_KEYS):
         x0 = pad + g * group_w
         parts.append(f'<text x="{x0 + group_w / 2 - 8:.0f}" y="{height + 18}" font-size="12" '
@@ -24,7 +28,9 @@ def _chart(configs: list[tuple[str, dict]]) -> str:
             h = value * (height - 20)
             x = x0 + c * bar_w
             parts.append(f'<rect x="{x:.1f}" y="{height - h:.1f}" width="{bar_w - 2:.1f}" height="{h:.1f}" '
-                         f'fill="{COLORS[c % len(COLORS)]}"><title>{value:.3f}</title></rect>')
+                         f'fill="{COLORS[c % len(COLORS)]}"><title>{value:.3f}</title></rect>'
+                         f'<text x="{x + (bar_w - 2) / 2:.1f}" y="{height - h - 3:.1f}" font-size="9" '
+                         f'text-anchor="middle">{value:.2f}</text>')
     for c, (name, _) in enumerate(configs):
         parts.append(f'<rect x="{pad + c * 180}" y="{height + 34}" width="12" height="12" fill="{COLORS[c % len(COLORS)]}"/>'
                      f'<text x="{pad + c * 180 + 16}" y="{height + 45}" font-size="12">{html.escape(name)}</text>')

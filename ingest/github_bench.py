@@ -42,8 +42,10 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _size_mb(folder: Path) -> float:
-    return sum(p.stat().st_size for p in Path(folder).rglob("*") if p.is_file()) / 1e6
+def _size_mb(folder: Path, skip_model: bool = False) -> float:
+    """Size of a folder; skip_model leaves out the ONNX query encoder (~90 MB, the same at any N)."""
+    return sum(p.stat().st_size for p in Path(folder).rglob("*")
+               if p.is_file() and not (skip_model and p.name.startswith("query_"))) / 1e6
 
 
 class HashedEncoder:
@@ -113,6 +115,7 @@ def _build(work: Path, encoder_kind: str) -> dict:
             "embedded": stats.embedded, "reused": stats.reused, "removed_units": stats.removed_units,
             "embed_s": round(stats.embed_seconds, 1), "build_s": round(stats.seconds, 1),
             "chunks_per_s": round(stats.chunks_per_second, 1), "index_mb": round(_size_mb(settings.index_dir), 1),
+            "index_data_mb": round(_size_mb(settings.index_dir, skip_model=True), 1),
             "peak_rss_mb": round(_peak_rss_mb())}
 
 
@@ -153,7 +156,7 @@ def phase_change(work: Path, changed: int, deleted: int, seed: int) -> dict:
 def phase_query(work: Path, count: int, seed: int) -> dict:
     from assistant.config import Settings
     from assistant.pipeline import Assistant
-    from ingest.github_synth import family_of, queries
+    from ingest.github_synth import queries
 
     settings = Settings.from_env({"ASK_KB_DIR": str(work / "kb"), "ASK_NO_LLM": "1"})
     t0 = time.perf_counter()
@@ -258,7 +261,8 @@ def report(f: dict) -> str:
         f"  units (cold / cached)    {b['units_s']} s / {same['units_s']} s",
         f"  first build              {b['chunks']:,} chunks, embedded {b['embedded']:,} in {b['embed_s']} s = "
         f"{b['chunks_per_s']} chunks/s; total {b['build_s']} s",
-        f"  index on disk            {b['index_mb']} MB ({b['index_mb'] / max(1, f['n']) * 1000:.1f} KB per issue)",
+        f"  index on disk            {b['index_mb']} MB: {b['index_data_mb']} MB of data "
+        f"({b['index_data_mb'] / max(1, f['n']) * 1000:.1f} KB per issue) + the ONNX query encoder",
         f"  peak RSS, build          {b['peak_rss_mb']} MB",
         f"  re-ingest, nothing new   embedded {same['embedded']}, {same['build_s']} s",
         f"  {f['change']['changed_issues']} changed + {f['change']['deleted_issues']} deleted issues   "

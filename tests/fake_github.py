@@ -115,8 +115,9 @@ class FakeGitHub:
         return [int(parse_qs(urlsplit(r).query).get("page", ["1"])[0])
                 for r in self.requests if urlsplit(r).path == f"/repos/{self.repo}/issues"]
 
-    def comment_requests(self) -> list[int]:
-        return [int(m.group(1)) for r in self.requests
+    def comment_requests(self, start: int = 0) -> list[int]:
+        """Issue numbers whose comments were requested (from request number `start` on)."""
+        return [int(m.group(1)) for r in self.requests[start:]
                 if (m := re.match(rf"/repos/{re.escape(self.repo)}/issues/(\d+)/comments", r))]
 
     # ---- server ----------------------------------------------------------------------------
