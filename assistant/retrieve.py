@@ -130,7 +130,10 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
             continue
         if msig in joined:
             hits = [ln for ln in lines if msig in ln.lower()]
-            weight = max((weights.get(ln.lower(), OTHER_LINE_WEIGHT) for ln in hits), default=OTHER_LINE_WEIGHT)
+            # a signature that covers more of the matched line is more specific: between two
+            # entries matching one line exactly, the longer signature wins
+            weight = max((weights.get(ln.lower(), OTHER_LINE_WEIGHT) * (0.9 + 0.1 * min(1.0, len(msig) / len(ln)))
+                          for ln in hits), default=OTHER_LINE_WEIGHT)
             scores.append(weight)
             evidence.update((ln, weight) for ln in hits[:2])
             continue
@@ -254,9 +257,11 @@ class Retriever:
                             round(float(lex_norm[u]), 4), round(float(dense_unit[u]), 4),
                             round(sig, 3), tuple(evidence[:3]), unit.meta))
         hits.sort(key=lambda h: -h.score)
+        # similar reports come from every candidate, not only the top k (entries may fill those)
+        similar = tuple(replace(h, evidence=tuple(analysis.original(ln) for ln in h.evidence))
+                        for h in [h for h in hits if h.kind == "issue"
+                                  and (h.signature >= SIGNATURE_OK or h.dense >= SIMILAR_ISSUE_DENSE)][:5])
         hits = [replace(h, evidence=tuple(analysis.original(ln) for ln in h.evidence)) for h in hits[:k]]
-        similar = tuple(h for h in hits if h.kind == "issue"
-                        and (h.signature >= SIGNATURE_OK or h.dense >= SIMILAR_ISSUE_DENSE))[:5]
         hits = [h if h.evidence else replace(h, evidence=tuple(_overlap_evidence(h, analysis, line_tokens)))
                 for h in hits[:k]]
         confidence, abstain = decide(hits, tokens, self.index, analysis, self._idf)

@@ -149,13 +149,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--html", type=Path, metavar="OUT", help="write the HTML report here "
                         "(default: next to --json, or evals/reports/report.html)")
     parser.add_argument("--no-baselines", action="store_true")
+    parser.add_argument("--limit", type=int, help="score only the first N cases (e.g. a slow --mode llm run)")
     parser.add_argument("--check-floors", action="store_true",
                         help=f"exit 1 when the full pipeline is below the floors in {FLOORS_FILE.name}")
     parser.add_argument("--endpoint", help="LLM endpoint for --mode llm (env ASK_ENDPOINT)")
     parser.add_argument("--model", help="model name for --mode llm (env ASK_MODEL)")
     args = parser.parse_args(argv)
     try:
-        cases = load_cases(args.cases)
+        cases = load_cases(args.cases)[: args.limit]
     except (CaseError, OSError) as exc:
         print(f"evals: {exc}", file=sys.stderr)
         return 2

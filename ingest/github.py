@@ -78,10 +78,14 @@ GENERIC_ERRORS = re.compile(r"Exception in ASGI application|Scheduler hit an exc
 
 
 class GitHubError(Exception):
-    """A sync failure with a one-line message; progress so far is checkpointed."""
+    """A sync failure with a one-line message (a bad token, an unknown repository, a bad file)."""
 
 
-class RateLimited(GitHubError):
+class Interrupted(GitHubError):
+    """GitHub stayed unreachable or kept failing: running the command again resumes the sync."""
+
+
+class RateLimited(Interrupted):
     pass
 
 
@@ -336,7 +340,7 @@ class GitHubClient:
             except httpx.TransportError as exc:
                 failures += 1
                 if failures > RETRIES:
-                    raise GitHubError(f"cannot reach {self.api_url} ({type(exc).__name__}: {exc})") from exc
+                    raise Interrupted(f"cannot reach {self.api_url} ({type(exc).__name__}: {exc})") from exc
                 self._backoff(failures, type(exc).__name__)
                 continue
             self.requests += 1
@@ -359,7 +363,7 @@ class GitHubClient:
             if status in (500, 502, 503, 504):
                 failures += 1
                 if failures > RETRIES:
-                    raise GitHubError(f"GitHub answered {status} {_message(response)} for {_path(url)} "
+                    raise Interrupted(f"GitHub answered {status} {_message(response)} for {_path(url)} "
                                       f"{failures} times")
                 self._backoff(failures, str(status))
                 continue
@@ -996,7 +1000,7 @@ def main(argv: list[str], settings: Settings) -> int:
                 finally:
                     client.close()
     except GitHubError as exc:
-        resumable = "" if args.from_export else " Progress is saved: run the same command again to resume."
+        resumable = " Progress is saved: run the same command again to resume." if isinstance(exc, Interrupted) else ""
         print(f"ask ingest github: {exc}.{resumable}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -177,6 +177,10 @@ def test_missing_or_wrong_token_is_a_one_line_error(kb):
                          kb=kb, env=env | {"MY_GH": "wrong"})
         err = result.stderr.decode()
         assert result.returncode == 1 and "401" in err and "$MY_GH" in err and "Traceback" not in err
+        assert "resume" not in err                                        # nothing to resume: fix the token
+        result = run_ask("ingest", "github", "sgl-project/no-such-repo", "--api-url", gh.url, kb=kb)
+        err = result.stderr.decode()
+        assert result.returncode == 1 and "not found (404)" in err and len(err.strip().splitlines()) == 1
         result = run_ask("ingest", "github", "not a repo", kb=kb)
         assert result.returncode == 2 and "OWNER/REPO" in result.stderr.decode()
 
