@@ -29,6 +29,17 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_ABSTAIN = 0, 1, 2, 3
 SUBCOMMANDS = ("ingest", "kb", "eval", "serve", "slack", "feedback")
 
 
+def endpoint_options(parser: argparse.ArgumentParser) -> None:
+    """The LLM endpoint options every surface shares (`ask`, `ask serve`)."""
+    parser.add_argument("--no-llm", action="store_true", help="answer from the KB alone (env ASK_NO_LLM=1)")
+    parser.add_argument("--endpoint", help="SGLang OpenAI-compatible base URL (env ASK_ENDPOINT, "
+                                           "default http://127.0.0.1:30000/v1)")
+    parser.add_argument("--model", help="model name on the endpoint (env ASK_MODEL; default: from /v1/models)")
+    parser.add_argument("--api-key", help="the endpoint's --api-key (env ASK_API_KEY)")
+    parser.add_argument("--timeout", type=float, help="seconds per LLM request (env ASK_TIMEOUT)")
+    parser.add_argument("--top-k", type=int, help="matches to show (env ASK_TOP_K)")
+
+
 def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kb-dir", type=Path, help="knowledge base folder (env ASK_KB_DIR)")
     parser.add_argument("--index-dir", type=Path, help="index folder (env ASK_INDEX_DIR)")
@@ -55,13 +66,7 @@ def query_parser() -> argparse.ArgumentParser:
     parser.add_argument("text", nargs="*", help="the error text (or pipe it on stdin)")
     parser.add_argument("--log", type=Path, metavar="FILE", help="a whole server log to triage")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--no-llm", action="store_true", help="answer from the KB alone (env ASK_NO_LLM=1)")
-    parser.add_argument("--endpoint", help="SGLang OpenAI-compatible base URL (env ASK_ENDPOINT, "
-                                           "default http://127.0.0.1:30000/v1)")
-    parser.add_argument("--model", help="model name on the endpoint (env ASK_MODEL; default: from /v1/models)")
-    parser.add_argument("--api-key", help="the endpoint's --api-key (env ASK_API_KEY)")
-    parser.add_argument("--timeout", type=float, help="seconds per LLM request (env ASK_TIMEOUT)")
-    parser.add_argument("--top-k", type=int, help="matches to show (env ASK_TOP_K)")
+    endpoint_options(parser)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     _common_options(parser)
     return parser

@@ -369,19 +369,13 @@ def launch(demo, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, block: bool
 # ---- command line ----------------------------------------------------------------------------------
 
 def parser() -> argparse.ArgumentParser:
-    from assistant.cli import _common_options
+    from assistant.cli import _common_options, endpoint_options
 
     p = argparse.ArgumentParser(prog="ask serve", description="The web UI: a chat page for SGLang "
                                 "error traces and logs (answers from the KB, or the SGLang model).")
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    p.add_argument("--no-llm", action="store_true", help="answer from the KB alone (env ASK_NO_LLM=1)")
-    p.add_argument("--endpoint", help="SGLang OpenAI-compatible base URL (env ASK_ENDPOINT, "
-                                      "default http://127.0.0.1:30000/v1)")
-    p.add_argument("--model", help="model name on the endpoint (env ASK_MODEL; default: from /v1/models)")
-    p.add_argument("--api-key", help="the endpoint's --api-key (env ASK_API_KEY)")
-    p.add_argument("--timeout", type=float, help="seconds per LLM request (env ASK_TIMEOUT)")
-    p.add_argument("--top-k", type=int, help="matches to show (env ASK_TOP_K)")
+    endpoint_options(p)
     p.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY,
                    help=f"answers computed at once; more wait in the queue (default {DEFAULT_CONCURRENCY})")
     _common_options(p)
