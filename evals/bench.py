@@ -257,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
         print(_line("LLM mode: total answer time (s)", llm.get("total_s"), "(reported)", None))
     elif llm:
         print(f"LLM mode: not measured ({llm['error']})")
+    elif args.skip_llm:
+        print("LLM mode: skipped (--skip-llm)")
     else:
         print("LLM mode: not measured (llama.cpp stand-in not installed)")
     if args.json:
