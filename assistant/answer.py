@@ -139,8 +139,7 @@ def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[str]:
 
 def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3) -> Answer:
     env = retrieval.analysis.environment
-    entry_hits = [h for h in retrieval.hits]
-    matches = [_match(h) for h in entry_hits[:top_k]]
+    matches = [_match(h) for h in retrieval.hits[:top_k]]
     similar = [_match(h) for h in retrieval.similar][:5]
     primary = retrieval.analysis.primary.text if retrieval.analysis.primary else None
     warnings = flag_warnings(env, registry, retrieval.analysis.user_names)
@@ -168,7 +167,7 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3) -> A
             # a flag the user wrote (e.g. "replace your --enable-reasoning") is not a recommendation
             statuses = [registry.check(n, registry.nearest(version)) for n in names
                         if n not in retrieval.analysis.user_names]
-            missing = [st.name for st in statuses if not st.exists and not st.deprecated]
+            missing = [st.name for st in statuses if not st.known]
             if missing:
                 dropped.append(f"A step of this fix uses {', '.join(missing)}, which SGLang {version} "
                                "does not have; it was left out.")

@@ -72,21 +72,26 @@ def query_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_query_input(args) -> tuple[str, object]:
-    """('text', str) or ('lines', iterable) — never reads a file whole."""
-    from assistant.pipeline import lines_from_bytes
+def _analyze_input(args):
+    """The triaged input: TEXT, --log FILE or stdin; a file or stdin is streamed, never read whole."""
+    from assistant.pipeline import analyze_file, lines_from_bytes, lines_from_text
+    from assistant.trace import analyze_lines
 
     if args.log:
         if args.text:
             raise UsageError("give either TEXT or --log FILE, not both")
         if not args.log.is_file():
             raise UsageError(f"--log {args.log}: no such file")
-        return "file", args.log
-    if args.text:
-        return "text", " ".join(args.text)
-    if sys.stdin is None or sys.stdin.isatty():
+        analysis = analyze_file(args.log)
+    elif args.text:
+        analysis = analyze_lines(lines_from_text(" ".join(args.text)))
+    elif sys.stdin is None or sys.stdin.isatty():
         raise UsageError("no input: run `ask \"<error text>\"`, `cat server.log | ask`, or `ask --log FILE`")
-    return "lines", lines_from_bytes(sys.stdin.buffer)
+    else:
+        analysis = analyze_lines(lines_from_bytes(sys.stdin.buffer))
+    if analysis.total_lines == 0 or not any(analysis.masked_lines):
+        raise UsageError("the input is empty: paste an error trace or pass a log with --log FILE")
+    return analysis
 
 
 def _make_llm(settings: Settings, stderr):
@@ -120,21 +125,9 @@ def run_query(argv: list[str]) -> int:
     if args.no_llm:
         settings = settings.with_options(use_llm=False)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not args.json)
-    kind, payload = _read_query_input(args)
-    from assistant.pipeline import Assistant, lines_from_text
+    analysis = _analyze_input(args)
+    from assistant.pipeline import Assistant
     from assistant.render import render_text
-    from assistant.trace import analyze_lines
-
-    lines = lines_from_text(payload) if kind == "text" else payload
-    if kind == "file":
-        from assistant.pipeline import lines_from_bytes
-
-        with open(payload, "rb") as handle:
-            analysis = analyze_lines(lines_from_bytes(handle))
-    else:
-        analysis = analyze_lines(lines)
-    if analysis.total_lines == 0 or not any(analysis.masked_lines):
-        raise UsageError("the input is empty: paste an error trace or pass a log with --log FILE")
 
     assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr))
     llm = _make_llm(settings, sys.stderr)

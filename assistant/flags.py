@@ -80,6 +80,12 @@ class FlagStatus:
     deprecated: bool
     note: str  # one human-readable line
 
+    @property
+    def known(self) -> bool:
+        """Accepted, or deprecated but still handled by a shim: a fix may name it ("unset the
+        old X"); only names that are neither are invented."""
+        return self.exists or self.deprecated
+
 
 @dataclass(frozen=True)
 class Release:

@@ -291,10 +291,6 @@ def check_entries(entries_dir: Path, registry=None) -> CheckReport:
     return report
 
 
-def _known(status) -> bool:
-    return status.exists or status.deprecated
-
-
 def unknown_names_in_fix(entry: Entry, registry) -> list[str]:
     """Flags / env vars in the fix that exist in none of the registry versions the step covers."""
     from assistant.commands import sglang_names
@@ -304,8 +300,7 @@ def unknown_names_in_fix(entry: Entry, registry) -> list[str]:
         spec = ",".join(s for s in (entry.affected, step.versions or "") if s)
         versions = registry.versions_in(spec) or registry.versions
         for name in sglang_names(step.text, *step.commands):
-            # a deprecated name still handled by a shim may be named (e.g. "unset the old X")
-            if not any(_known(registry.check(name, v)) for v in versions):
+            if not any(registry.check(name, v).known for v in versions):
                 problems.append(f"fix step names {name}, which exists in no SGLang version "
                                 f"this step applies to ({versions[0]}..{versions[-1]})")
     return problems

@@ -21,14 +21,14 @@ MAX_PASTE_CHARS = 2_000_000   # a paste (UI, Slack, argument) larger than this i
 BINARY_SAMPLE = 8192
 
 
-def looks_binary(sample: bytes) -> bool:
-    if not sample:
-        return False
-    if b"\0" in sample:
-        return True
-    text = sample.decode("utf-8", errors="replace")
-    bad = sum(1 for ch in text if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\n\r\t\x1b"))
+def _mostly_unprintable(text: str) -> bool:
+    """More than 10% NULs, control characters or undecodable bytes: not a log."""
+    bad = sum(1 for ch in text if ch in "\ufffd\0" or (ord(ch) < 32 and ch not in "\n\r\t\x1b"))
     return bad / max(1, len(text)) > 0.10
+
+
+def looks_binary(sample: bytes) -> bool:
+    return b"\0" in sample or _mostly_unprintable(sample.decode("utf-8", errors="replace"))
 
 
 def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000) -> Iterable[str]:
@@ -52,11 +52,19 @@ def lines_from_text(text: str) -> list[str]:
     if len(text) > MAX_PASTE_CHARS:
         raise UsageError(f"the paste is {len(text) // 1_000_000} MB, more than "
                          f"{MAX_PASTE_CHARS // 1_000_000} MB: pass the log file with --log FILE")
-    sample = text[:BINARY_SAMPLE]
-    bad = sum(1 for ch in sample if ch == "\ufffd" or ch == "\0" or (ord(ch) < 32 and ch not in "\n\r\t\x1b"))
-    if bad / max(1, len(sample)) > 0.10:
+    if _mostly_unprintable(text[:BINARY_SAMPLE]):
         raise UsageError("the input looks like binary data, not a log: paste the text of the error")
     return text.splitlines()
+
+
+def analyze_file(path: Path) -> Analysis:
+    """Triage a log file as a stream (a 50 MB log is never read whole)."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
+    with handle:
+        return analyze_lines(lines_from_bytes(handle))
 
 
 class Assistant:
@@ -110,14 +118,4 @@ class Assistant:
         answer.text = render_text(answer)
         return answer
 
-    def answer_file(self, path: Path, **kwargs) -> Answer:
-        try:
-            handle = open(path, "rb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
-        with handle:
-            lines = lines_from_bytes(handle)
-            analysis = analyze_lines(lines)
-        if analysis.total_lines == 0:
-            raise UsageError(f"{path} is empty: pass the server log that contains the error")
-        return self.answer(analysis, **kwargs)
+

@@ -1,5 +1,6 @@
 """Hybrid retrieval over units: lexical (BM25 on identifier-aware tokens) plus dense (MiniLM),
-fused as a weighted sum of their normalised scores, plus a boost for exact signature matches; then the decision to abstain.
+fused as a weighted sum of their normalised scores, plus a boost for signature matches; then the
+decision to abstain.
 
 Chunks are scored, units are returned: a unit scores as its best chunk. Curated KB entries rank
 above documents and issues that say the same thing.
@@ -26,7 +27,6 @@ SIMILAR_ISSUE_DENSE = 0.5   # an issue listed as a similar report: a signature m
 # entry that explains the cause. Among issues it still orders exact reports first.
 ISSUE_SIGNATURE_WEIGHT = 0.1
 KIND_PRIOR = {"entry": 1.0, "doc": 0.85, "issue": 0.9}
-MODES = ("hybrid", "lexical", "dense")
 
 
 @dataclass(frozen=True)
@@ -317,7 +317,7 @@ def decide(hits, tokens, index, analysis: Analysis | None = None, idf=None) -> t
         confidence = round(min(1.0, 0.8 + 0.2 * top.signature), 3)
         return (min(confidence, 0.5), True) if foreign else (confidence, False)
     margin = top.score - (hits[1].score if len(hits) > 1 else 0.0)
-    evidence = (top.dense + COVERAGE_WEIGHT * _coverage(top, tokens, index)
+    evidence = (top.dense + COVERAGE_WEIGHT * _coverage(top, tokens, index, idf)
                 + SIGNATURE_COVERAGE_WEIGHT * signature_coverage(top, tokens, idf) + margin)
     confidence = max(0.0, min(0.79, 0.6 + (evidence - EVIDENCE_OK) / 2))
     if foreign:
@@ -339,7 +339,7 @@ def signature_coverage(hit: Hit, tokens: list[str], idf=None) -> float:
     return best
 
 
-def _coverage(hit: Hit, tokens: list[str], index: Index) -> float:
+def _coverage(hit: Hit, tokens: list[str], index: Index, idf=None) -> float:
     """Share of the query's distinctive tokens that the hit's text contains."""
     distinct = [t for t in dict.fromkeys(tokens) if t in index.vocab]
     if not distinct:
@@ -348,7 +348,8 @@ def _coverage(hit: Hit, tokens: list[str], index: Index) -> float:
     text_tokens = set()
     for row in unit.chunk_rows:
         text_tokens.update(tokenize(index.chunk_text(row)))
-    idf_weight = [(t, _idf(index, t)) for t in distinct]
+    idf = idf or (lambda token: _idf(index, token))
+    idf_weight = [(t, idf(t)) for t in distinct]
     total = sum(w for _, w in idf_weight)
     got = sum(w for t, w in idf_weight if t in text_tokens)
     return got / total if total else 0.0

@@ -39,7 +39,7 @@ FATAL_RE = re.compile(
     r"Connection closed|Address already in use|[Aa]ssertion|illegal memory access|"
     r"no kernel image|not enough memory|Not enough memory|Please install|"
     r"hipError|HSA_STATUS_ERROR|musa failed|mtshmem|No Device found|Bootstrap:|is not divisible|"
-    r"not aligned|is deprecated|could be dead|might be dead|is longer than|exceeds|Traceback|"
+    r"not aligned|is deprecated|could be dead|might be dead|is longer than|exceeds|"
     r"already in use|\bfail(?:s|ed|ing|ure)?\b|\bcrash|\bhangs?\b|\bstuck\b|\bOOM\b|报错|失败|错误|卡住|崩溃|超时",
 )
 CONSEQUENCE_RE = re.compile(

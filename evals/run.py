@@ -39,7 +39,7 @@ def unknown_flags(answer: dict, version: str | None, registry, user_names=()) ->
     unknown = []
     for name in sglang_names(*answer.get("fix", [])):
         status = registry.check(name, target)
-        if name not in user_names and not status.exists and not status.deprecated:
+        if name not in user_names and not status.known:
             unknown.append(name)
     return unknown
 
