@@ -53,11 +53,16 @@ class FeedbackStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.executescript(SCHEMA)
+            # WAL lets the UI and the Slack bot read while one writes. The mode is stored in the
+            # file, so it is set once here: switching it needs an exclusive lock that the busy
+            # timeout does not wait for, so doing it on every connection failed under concurrency.
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+            except sqlite3.OperationalError:
+                pass  # another process holds the database; it already set (or will set) the mode
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=10)
-        db.execute("PRAGMA journal_mode=WAL")
-        return db
+        return sqlite3.connect(self.path, timeout=10)
 
     def record(self, answer_key: str, surface: str, rating: int, question: str, answer: dict,
                matched_ids: list[str], mode: str | None = None, comment: str | None = None,
