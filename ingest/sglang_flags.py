@@ -2,8 +2,8 @@
 
 Run as ``python -m ingest.sglang_flags [--versions 0.4.1 0.5.9 ...] [--out kb/sglang_flags.json]``.
 
-For every release it fetches the wheel with ``pip download --no-deps`` (cached) and reads
-its sources as a zip, never importing them:
+For every release it fetches the wheel (``ingest.wheels``: ``pip download --no-deps``, cached)
+and reads its sources as a zip, never importing them:
 
 * flags: ``parser.add_argument(...)`` calls reachable from ``ServerArgs.add_cli_args`` in
   ``sglang/srt/server_args.py``, plus, for releases that build the CLI from annotated
@@ -30,17 +30,16 @@ import datetime
 import json
 import os
 import re
-import subprocess
 import sys
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
+
+from ingest.wheels import DEFAULT_CACHE_DIR, cached_wheel, fetch_wheel, latest_release, read_sources
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "kb" / "sglang_flags.json"
-DEFAULT_CACHE_DIR = Path("~/.cache/sglang-ask/wheels").expanduser()
 SERVER_ARGS_PATH = "sglang/srt/server_args.py"
 
 # The releases the product must know; the latest PyPI release is appended at run time.
@@ -655,15 +654,6 @@ def extract_env_vars(sources: dict[str, str]) -> EnvScan:
 # --------------------------------------------------------------------------- one wheel
 
 
-def read_sources(wheel: Path) -> dict[str, str]:
-    with zipfile.ZipFile(wheel) as archive:
-        return {
-            name: archive.read(name).decode("utf-8-sig", errors="replace")  # some files carry a BOM
-            for name in archive.namelist()
-            if name.endswith(".py")
-        }
-
-
 def extract_from_wheel(wheel: Path | str) -> dict:
     """The registry entry of one release, read statically from its wheel."""
     return scan_wheel(Path(wheel))[0]
@@ -687,66 +677,6 @@ def scan_wheel(wheel: Path) -> tuple[dict, list[str]]:
         "sgl_prefix_alias": envs.sgl_prefix_alias,
     }
     return entry, flags.warnings + envs.warnings
-
-
-# --------------------------------------------------------------------------- PyPI
-
-
-def pip(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True)
-
-
-def latest_release() -> str | None:
-    result = pip("index", "versions", "sglang")
-    match = re.search(r"Available versions:\s*(.+)", result.stdout)
-    if not match:
-        log(
-            f"warning: could not list sglang releases ({result.stderr.strip().splitlines()[-1:]}); "
-            "using the default list only"
-        )
-        return None
-    releases = []
-    for text in match.group(1).split(","):
-        try:
-            version = Version(text.strip())
-        except InvalidVersion:
-            continue
-        if not version.is_prerelease:
-            releases.append(version)
-    return str(max(releases)) if releases else None
-
-
-def cached_wheel(version: str, cache_dir: Path) -> Path | None:
-    return next(iter(sorted(cache_dir.glob(f"sglang-{version}-*.whl"))), None)
-
-
-def fetch_wheel(version: str, cache_dir: Path) -> Path:
-    wheel = cached_wheel(version, cache_dir)
-    if wheel:
-        return wheel
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    base = (
-        "download",
-        "--no-deps",
-        "--only-binary=:all:",
-        "--quiet",
-        f"sglang=={version}",
-        "-d",
-        str(cache_dir),
-    )
-    result = pip(*base)
-    if result.returncode != 0:
-        # Newer releases ship CPython-specific wheels; any one of them has the same sources.
-        result = pip(*base, "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311",
-                     "--platform", "manylinux_2_34_x86_64")  # fmt: skip
-    wheel = cached_wheel(version, cache_dir)
-    if result.returncode != 0 or wheel is None:
-        last_line = (result.stderr.strip().splitlines() or ["no output"])[-1]
-        raise SystemExit(
-            f"error: pip could not download sglang=={version} ({last_line}); "
-            "check that the version exists on PyPI and that PyPI is reachable"
-        )
-    return wheel
 
 
 def build(versions: list[str], cache_dir: Path) -> dict:
