@@ -76,7 +76,10 @@ class Assistant:
 
     @classmethod
     def from_settings(cls, settings: Settings, progress: Callable[[str], None] | None = None,
-                      build_if_missing: bool = True, llm=None) -> Assistant:
+                      build_index: Callable[[Settings], object] | None = None, llm=None) -> Assistant:
+        """The assistant over the index at settings.index_dir. When there is none, `build_index`
+        (given by the surface, e.g. ingest.update.ingest_kb) builds it once; without it,
+        IndexMissing is raised."""
         from assistant.embed import query_encoder
         from assistant.errors import IndexMissing
         from assistant.flags import FlagRegistry
@@ -85,13 +88,11 @@ class Assistant:
         try:
             index = Index.load(settings.index_dir, settings.embed_model)
         except IndexMissing:
-            if not build_if_missing:
+            if build_index is None:
                 raise
             if progress:
                 progress(f"No index at {settings.index_dir}; building it from {settings.kb_dir} (once)...")
-            from ingest.cli import ingest_kb
-
-            ingest_kb(settings, progress=True)
+            build_index(settings)
             index = Index.load(settings.index_dir, settings.embed_model)
         encoder = query_encoder(settings.index_dir, settings.embed_model)
         return cls(Retriever(index, encoder), FlagRegistry.load(), settings, llm)
@@ -119,3 +120,15 @@ class Assistant:
         return answer
 
 
+def llm_assistant(endpoint: str | None = None, model: str | None = None, settings=None,
+                  timeout: float | None = None,
+                  build_index: Callable[[Settings], object] | None = None) -> Assistant:
+    """An Assistant that answers with the model at `endpoint` (the eval harness, UIs).
+    Raises EndpointError when no server answers there."""
+    from assistant.llm import SGLangClient
+
+    settings = (settings or Settings.from_env()).with_options(
+        endpoint=endpoint, model=model, timeout=timeout, use_llm=True)
+    client = SGLangClient.from_settings(settings)
+    client.ensure_available()
+    return Assistant.from_settings(settings, llm=client, build_index=build_index)

@@ -1,5 +1,6 @@
-"""Trace analysis: find the error that matters in a pasted trace or a whole server log, and read
-what the user is running (SGLang / torch / CUDA / flashinfer versions, GPU, launch flags).
+"""Trace analysis: find the error that matters in a pasted trace or a whole server log, rank the
+error lines, and keep the lines retrieval matches; what the user is running (versions, GPU, launch
+flags) is read by `assistant.environment` from the same pass.
 
 Works on a stream of lines with bounded memory, so a 50 MB log is triaged rather than embedded:
 the same traceback printed by 8 ranks counts once, consequence lines ("terminated with -3") never
@@ -12,7 +13,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from assistant.commands import SGLANG_MARKER_RE, launch_command_flags
+from assistant.commands import SGLANG_MARKER_RE
+from assistant.environment import Environment, EnvironmentReader
 from assistant.text import mask
 
 MAX_LINE = 2000          # characters kept of one line
@@ -59,77 +61,7 @@ INFO_HINT_RE = re.compile(
     r"KV cache pool is full|Performance is NOT guaranteed|cache hit rate|#cached-token"
 )
 
-_VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+|\.dev\d+)?)"
-SGLANG_VERSION_RES = [
-    re.compile(r"\bsglang(?![-_](?:router|kernel))\s*(?:==|:|\s)\s*" + _VERSION + r"\b", re.I),
-    re.compile(r"\bsglang(?![-_](?:router|kernel))\s+version\s*:?\s*" + _VERSION, re.I),
-    re.compile(r"lmsysorg/sglang:v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.I),
-    re.compile(r"\bSGLang\s+v(\d+\.\d+\.\d+(?:\.post\d+)?)"),
-]
-TORCH_VERSION_RES = [re.compile(r"\b(?:torch|PyTorch)\s*(?:==|:|\s|version\s*:?\s*)\s*v?(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)", re.I)]
-CUDA_TOOLKIT_RES = [
-    re.compile(r"Cuda compilation tools, release (\d+\.\d+)"),
-    re.compile(r"\bNVCC\b[^\n]*?release (\d+\.\d+)"),
-    re.compile(r"\bCUDA(?:[ _]?(?:toolkit|runtime|Version|version))?\s*[:=]?\s*(\d{2}\.\d)\b"),
-    re.compile(r"/usr/local/cuda-(\d{2}\.\d)\b"),
-]
-TORCH_CUDA_RE = re.compile(r"\+cu(\d{2,3})\b")
-FLASHINFER_VERSION_RES = [re.compile(r"\bflashinfer(?:[-_]python)?\s*(?:==|:|\s|version\s*:?\s*)\s*" + _VERSION, re.I)]
-GPU_RE = re.compile(
-    r"\b(?:NVIDIA\s+|AMD\s+|Instinct\s+)*(?:GeForce\s+|Tesla\s+|Radeon\s+(?:PRO\s+)?)?"
-    r"(RTX\s?(?:PRO\s)?\d{4}(?:\s?Ti)?|GB\d{3}|[ABHL]\d{2,3}[A-Z]?(?:[- ](?:SXM\d?|PCIe|NVL)(?:\d-\d+GB)?)?(?:[- ]\d+GB)?|"
-    r"T4|V100(?:[- ]SXM\d)?(?:[- ]\d+GB)?|MI\d{3}[A-Z]?|W7900|RX\s?\d{4}\s?XT|R9700|MTT\s?S\d{3,4}|"
-    r"Ascend\s?\d{3}[A-Z]?\d?|Atlas\s?\d{3}[A-Z]?\d?)\b"
-)
-GPU_CONTEXT_RE = re.compile(r"GPU|NVIDIA|AMD|Instinct|Radeon|MTT|Ascend|Atlas|[×x]\s?\d|\d\s?[×x]|device|card|显卡|卡", re.I)
-# Another program's own log or stack trace: SGLang fixes do not apply unless a signature matches.
-OTHER_SOFTWARE_RE = re.compile(
-    r"\bvllm\b|\bvLLM\b|text[-_]generation[-_](?:launcher|router|inference|server)|\bTGI\b|llama\.cpp|llama-server|\bollama\b|"
-    r"tensorrt_llm|TensorRT-LLM|tritonserver|\bMindIE\b|\bDeepSpeed\b|\bjava\.lang\.|\bat com\.|"
-    r"\bnpm ERR|node_modules|webpack|\bpanic: |goroutine \d+|\bcargo\b|rustc|\bkeras\b|tensorflow|"
-    r"\bjax\b|\bcelery\b|\bdjango\b|\bpostgres|\bmysql\b|\bnginx\b|CrashLoopBackOff|ImagePullBackOff|"
-    r"\bredis\b|\bkafka\b|MPS backend|\bdiffusers\b|ComfyUI|Trainer\b|trainer\.train|accelerate launch|"
-    r"DistributedDataParallel|\bFSDP\b|pytorch_lightning|lightning\.|loss\.backward|optimizer\.step|"
-    r"训练|training (?:job|run|script)|fine-?tun",
-    re.I)
-# "没有用 sglang" / "not using sglang": a mention that says the paste is NOT from SGLang
-NEGATED_SGLANG_RE = re.compile(r"(?:没有用|没用|不是|并非|没有使用|not using|not|without|no|isn't|wasn't)\s*(?:the\s+)?sglang", re.I)
-USER_NAME_RE = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*|\b(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]\b")
-SGLANG_HINT_RE = re.compile(r"sglang|sgl[_-]kernel|launch_server|/srt/|\bSGLANG_|\bSGL_|\[TP\d+|\bTP\d+\]|"
-                            r"Scheduler hit an exception|DataParallelController|detokenizer", re.I)
-HARDWARE_HINTS = [
-    ("musa", re.compile(r"\bMUSA\b|mtgpu|\bMTT\b|\bmccl\b|mtshmem|mt_peermem|Moore Threads|摩尔线程", re.I)),
-    ("ascend", re.compile(r"\bAscend\b|\bNPU\b|npu-smi|\bCANN\b|昇腾", re.I)),
-    ("amd", re.compile(r"\bROCm\b|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi", re.I)),
-    ("nvidia", re.compile(r"\bNVIDIA\b|\bCUDA\b|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b", re.I)),
-]
 LOOSE_FLAGS_RE = re.compile(r"^(?:\S+\s+)?--[a-z][\w-]+(?:\s+\S+)?(?:\s+--[a-z][\w-]+(?:\s+[^-\s]\S*)?)+\s*$")
-SERVER_ARGS_KEYS = (
-    "tp_size", "dp_size", "ep_size", "pp_size", "nnodes", "enable_dp_attention", "attention_backend",
-    "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "disaggregation_mode",
-    "disaggregation_transfer_backend", "quantization", "kv_cache_dtype", "enable_torch_compile",
-    "disable_cuda_graph", "moe_a2a_backend", "deepep_mode", "speculative_algorithm", "context_length",
-)
-
-
-@dataclass(frozen=True)
-class Environment:
-    sglang_version: str | None = None
-    torch_version: str | None = None
-    cuda_version: str | None = None
-    flashinfer_version: str | None = None
-    gpu: str | None = None
-    hardware: str | None = None  # nvidia / amd / musa / ascend
-    flags: tuple[str, ...] = ()  # "--tp 8", "--enable-dp-attention", as the user wrote them
-    launch_command: str | None = None
-
-    def to_dict(self) -> dict:
-        return {"sglang_version": self.sglang_version, "torch_version": self.torch_version,
-                "cuda_version": self.cuda_version, "flashinfer_version": self.flashinfer_version,
-                "gpu": self.gpu, "hardware": self.hardware, "flags": list(self.flags),
-                "launch_command": self.launch_command}
-
-
 @dataclass(frozen=True)
 class ErrorLine:
     text: str        # the line as the user has it, without timestamp prefixes
@@ -207,66 +139,14 @@ class _State:
     prose: list[str] = field(default_factory=list)
     tail: list[str] = field(default_factory=list)
     plain: list[str] = field(default_factory=list)
-    env: dict = field(default_factory=dict)
     launch: str | None = None
-    server_args: str | None = None
-    hardware_votes: dict[str, int] = field(default_factory=dict)
-    other_software: dict[str, int] = field(default_factory=dict)
-    user_names: dict[str, int] = field(default_factory=dict)
+    environment: EnvironmentReader = field(default_factory=EnvironmentReader)
     originals: dict[str, str] = field(default_factory=dict)
     last_was_prose: bool = False   # a question wrapped over several lines continues as prose
-    mentions_sglang: bool = False
     repeats: int = 0
     total: int = 0
     pending_command: str | None = None
     loose_flags: str | None = None   # "--tp 16 --dp 16 --enable-dp-attention" pasted without a command
-
-
-def _first(res, text):
-    for regex in res:
-        m = regex.search(text)
-        if m:
-            return m.group(1)
-    return None
-
-
-def _read_environment(line: str, st: _State) -> None:
-    env = st.env
-    if "sglang" in line.lower() and "sglang_version" not in env:
-        v = _first(SGLANG_VERSION_RES, line)
-        if v:
-            env["sglang_version"] = v
-    low = line.lower()
-    if ("torch" in low) and "torch_version" not in env:
-        v = _first(TORCH_VERSION_RES, line)
-        if v and not v.startswith(("0.", "1.0")):
-            env["torch_version"] = v
-    if "cuda" in low or "nvcc" in low:
-        v = _first(CUDA_TOOLKIT_RES, line)
-        if v and ("cuda_version" not in env or "release" in line):
-            env["cuda_version"] = v
-    if "flashinfer" in low and "flashinfer_version" not in env:
-        v = _first(FLASHINFER_VERSION_RES, line)
-        if v:
-            env["flashinfer_version"] = v
-    if "gpu" not in env and GPU_CONTEXT_RE.search(line):
-        m = GPU_RE.search(line)
-        if m:
-            env["gpu"] = " ".join(m.group(1).split())
-    for name, regex in HARDWARE_HINTS:
-        if regex.search(line):
-            st.hardware_votes[name] = st.hardware_votes.get(name, 0) + 1
-            break
-    if ("--" in line or "SGL" in line) and len(st.user_names) < 200:
-        for name in USER_NAME_RE.findall(line):
-            st.user_names[name.split("=")[0]] = 1
-    if not st.mentions_sglang and SGLANG_HINT_RE.search(NEGATED_SGLANG_RE.sub(" ", line)):
-        st.mentions_sglang = True
-    if len(st.other_software) < 8:
-        for m in OTHER_SOFTWARE_RE.finditer(line):
-            st.other_software[m.group(0).lower()] = 1
-    if "ServerArgs(" in line and st.server_args is None:
-        st.server_args = line[line.index("ServerArgs("):][:20000]
 
 
 def _finish_command(st: _State) -> None:
@@ -286,7 +166,7 @@ def _feed(raw: str, st: _State) -> None:
         if not line.rstrip().endswith("\\"):
             _finish_command(st)
         return
-    _read_environment(line, st)
+    st.environment.read(line)
     text = _strip_prefix(line)
     if st.launch is None and st.loose_flags is None and LOOSE_FLAGS_RE.match(text):
         st.loose_flags = text
@@ -386,64 +266,6 @@ def _looks_like_prose(text: str) -> bool:
     return plain / len(words) >= 0.6 and bool(_CONVERSATION_RE.search(text))
 
 
-def _server_args_flags(server_args: str) -> list[str]:
-    flags = []
-    for key in SERVER_ARGS_KEYS:
-        m = re.search(rf"\b{key}=([^,)]+)", server_args)
-        if not m:
-            continue
-        value = m.group(1).strip().strip("'\"")
-        if value in ("None", "False", "0", "1", "auto", ""):
-            continue  # defaults say nothing about the setup
-        flag = "--" + key.replace("_", "-")
-        flags.append(flag if value == "True" else f"{flag} {value}")
-    return flags
-
-
-BARE_VERSION_RE = re.compile(r"(?<![\w.])v?(0\.[4-9]\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
-OTHER_PACKAGE_RE = re.compile(r"flashinfer|sgl[-_]?kernel|mooncake|router|xgrammar|outlines|nixl|triton|vllm|"
-                              r"deepep|nccl|transformers|llguidance|gateway", re.I)
-
-
-def _bare_sglang_version(prose: list[str]) -> str | None:
-    """'升级到 v0.5.9 之后…' / 'after upgrading to 0.5.6': a 0.4-0.9 version in the user's own words
-    that no other package name precedes is SGLang's."""
-    for line in prose:
-        for m in BARE_VERSION_RE.finditer(line):
-            if not OTHER_PACKAGE_RE.search(line[max(0, m.start() - 30): m.start()]):
-                return m.group(1)
-    return None
-
-
-def _environment(st: _State) -> Environment:
-    env = dict(st.env)
-    if "sglang_version" not in env:
-        bare = _bare_sglang_version(st.prose)
-        if bare:
-            env["sglang_version"] = bare
-    if "cuda_version" not in env and env.get("torch_version"):
-        m = TORCH_CUDA_RE.search(env["torch_version"])
-        if m:
-            digits = m.group(1)
-            env["cuda_version"] = f"{digits[:-1]}.{digits[-1]}"
-    flags: list[str] = []
-    if st.launch:
-        flags = [f if v is None else f"{f} {v}" for f, v in launch_command_flags(st.launch)]
-    elif st.server_args:
-        flags = _server_args_flags(st.server_args)
-    elif st.loose_flags:
-        flags = [f if v is None else f"{f} {v}"
-                 for f, v in launch_command_flags("sglang.launch_server " + st.loose_flags)]
-    hardware = max(st.hardware_votes, key=st.hardware_votes.get) if st.hardware_votes else None
-    if env.get("gpu", "").startswith("MI"):
-        hardware = "amd"
-    return Environment(
-        sglang_version=env.get("sglang_version"), torch_version=env.get("torch_version"),
-        cuda_version=env.get("cuda_version"), flashinfer_version=env.get("flashinfer_version"),
-        gpu=env.get("gpu"), hardware=hardware, flags=tuple(flags), launch_command=st.launch,
-    )
-
-
 def analyze_lines(lines: Iterable[str]) -> Analysis:
     """Triage a stream of lines (a pasted trace or a whole log) with bounded memory."""
     st = _State()
@@ -463,13 +285,13 @@ def analyze_lines(lines: Iterable[str]) -> Analysis:
         question=" ".join(st.prose)[:2000],
         masked_lines=tuple(dict.fromkeys(kept)),
         plain_lines=tuple(st.plain),
-        other_software=tuple(st.other_software),
+        other_software=tuple(st.environment.other_software),
         prose_lines=tuple(mask(p) for p in st.prose),
-        user_names=tuple(st.user_names),
+        user_names=tuple(st.environment.user_names),
         tail_lines=frozenset(tail),
         originals=st.originals,
-        mentions_sglang=st.mentions_sglang,
-        environment=_environment(st),
+        mentions_sglang=st.environment.mentions_sglang,
+        environment=st.environment.environment(st.prose, st.launch, st.loose_flags),
         total_lines=st.total,
         collapsed_repeats=st.repeats,
     )

@@ -56,7 +56,7 @@ def _timed(cmd: list[str], env: dict) -> float:
 
 def bench_cli(index_dir: Path, runs: int) -> dict:
     env = _env(ASK_INDEX_DIR=str(index_dir))
-    ask = [sys.executable, "-m", "assistant.cli", "--no-llm", QUERY]
+    ask = [sys.executable, "-m", "ui.cli", "--no-llm", QUERY]
     _timed(ask, env)  # warm the page cache once
     ask_times = [_timed(ask, env) for _ in range(runs)]
     naive = [sys.executable, "-c", NAIVE, str(index_dir), QUERY]
@@ -118,7 +118,7 @@ from pathlib import Path
 from assistant.config import Settings
 from assistant.pipeline import Assistant
 s = Settings.from_env().with_options(index_dir=Path(sys.argv[1]), use_llm=False)
-a = Assistant.from_settings(s, build_if_missing=False)
+a = Assistant.from_settings(s)
 queries = json.loads(Path(sys.argv[2]).read_text())
 for q in queries[:5]:
     a.answer(q)
@@ -164,10 +164,10 @@ def bench_ingest(workdir: Path) -> dict:
     shutil.copytree(REPO / "kb" / "entries", kb / "entries")
     env = _env(ASK_KB_DIR=str(kb))
     started = time.perf_counter()
-    first = subprocess.run([sys.executable, "-m", "assistant.cli", "ingest"], env=env, cwd=REPO,
+    first = subprocess.run([sys.executable, "-m", "ui.cli", "ingest"], env=env, cwd=REPO,
                            capture_output=True, text=True, check=True)
     first_s = time.perf_counter() - started
-    again = [_timed([sys.executable, "-m", "assistant.cli", "ingest", "--quiet"], env) for _ in range(3)]
+    again = [_timed([sys.executable, "-m", "ui.cli", "ingest", "--quiet"], env) for _ in range(3)]
     line = [ln for ln in first.stderr.splitlines() if ln.startswith("Indexed")][-1]
     rate = line.rsplit(",", 1)[-1].strip() if "chunks/s" in line else "?"
     return {"first_ingest_s": round(first_s, 1), "embed_rate": rate, "summary": line,
@@ -185,14 +185,15 @@ def bench_llm() -> dict | None:
         with llama_server() as base_url:
             from assistant.config import Settings
             from assistant.llm import SGLangClient
-            from assistant.llm_answer import PROMPT_BUDGET, build_prompt
             from assistant.pipeline import Assistant
+            from assistant.prompt import PROMPT_BUDGET, build_prompt
             from assistant.trace import analyze
+            from ingest.update import ingest_kb
 
             # a cold 1.4k-token prompt on 2 CPU cores takes a while: this measures, it does not time out
             settings = Settings.from_env().with_options(endpoint=base_url, timeout=600.0)
             client = SGLangClient.from_settings(settings)
-            assistant = Assistant.from_settings(settings, build_if_missing=True)
+            assistant = Assistant.from_settings(settings, build_index=ingest_kb)
             assistant.llm = client
             trace = "sglang 0.4.6\nRuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
             retrieval = assistant.retrieve(analyze(trace))
@@ -222,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from assistant.config import Settings
     from ingest import collect_units
-    from ingest.cli import ingest_kb
+    from ingest.update import ingest_kb
 
     figures: dict = {}
     with tempfile.TemporaryDirectory(prefix="ask-bench-") as tmp:

@@ -22,6 +22,7 @@ from assistant.pipeline import Assistant, lines_from_text
 from assistant.trace import analyze_lines
 from evals.cases import Case, CaseError, load_cases
 from evals.metrics import CaseResult, check_text, summarize
+from ingest.update import ingest_kb
 
 BASELINES = {"hybrid_no_trace": ("hybrid", False), "lexical": ("lexical", True), "dense": ("dense", True)}
 FLOORS_FILE = Path(__file__).parent / "floors.json"
@@ -130,7 +131,8 @@ def check_floors(metrics: dict, floors: dict) -> list[str]:
 
 
 def build_assistant(settings: Settings, mode: str):
-    assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr))
+    assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr),
+                                        build_index=ingest_kb)
     if mode == "llm":
         from assistant.llm import SGLangClient
 

@@ -78,7 +78,8 @@ class HashedEncoder:
 
 def phase_import(work: Path, n: int, seed: int) -> dict:
     from assistant.config import Settings
-    from ingest.github import IssueStore, import_export, repo_folder
+    from ingest.github.export import import_export
+    from ingest.github.store import IssueStore, repo_folder
     from ingest.github_synth import write_export
 
     kb = work / "kb"
@@ -101,7 +102,7 @@ def _build(work: Path, encoder_kind: str) -> dict:
     from assistant.config import Settings
     from ingest import collect_units
     from ingest.build import build_index
-    from ingest.github import stored_issue_units
+    from ingest.github.store import stored_issue_units
 
     settings = Settings.from_env({"ASK_KB_DIR": str(work / "kb")})
     t0 = time.perf_counter()
@@ -129,7 +130,7 @@ def phase_change(work: Path, changed: int, deleted: int, seed: int) -> dict:
 
     from assistant.config import Settings
     from ingest.build import chunk_hash
-    from ingest.github import IssueStore, _record, _tombstone, repo_folder, stored_issue_units
+    from ingest.github.store import IssueStore, _record, _tombstone, repo_folder, stored_issue_units
     from ingest.github_synth import rest_comment
 
     settings = Settings.from_env({"ASK_KB_DIR": str(work / "kb")})
@@ -160,7 +161,7 @@ def phase_query(work: Path, count: int, seed: int) -> dict:
 
     settings = Settings.from_env({"ASK_KB_DIR": str(work / "kb"), "ASK_NO_LLM": "1"})
     t0 = time.perf_counter()
-    assistant = Assistant.from_settings(settings, build_if_missing=False)
+    assistant = Assistant.from_settings(settings)
     load_s = time.perf_counter() - t0
     families = {}
     if (work / "families.json").exists():

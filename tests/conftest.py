@@ -27,7 +27,7 @@ def _isolated_settings(monkeypatch, tmp_path):
 def kb_dir(tmp_path_factory) -> Path:
     """A copy of the repo's KB with its index built (real MiniLM, real FAISS)."""
     from assistant.config import Settings
-    from ingest.cli import ingest_kb
+    from ingest.update import ingest_kb
 
     root = tmp_path_factory.mktemp("kb")
     shutil.copytree(REPO / "kb" / "entries", root / "entries")
@@ -44,7 +44,7 @@ def assistant(kb_dir):
     from assistant.pipeline import Assistant
 
     settings = Settings.from_env({"ASK_KB_DIR": str(kb_dir), "ASK_NO_LLM": "1"})
-    return Assistant.from_settings(settings, build_if_missing=False)
+    return Assistant.from_settings(settings)
 
 
 def run_ask(*args: str, kb: Path | None = None, stdin: bytes | None = None, env: dict | None = None,
@@ -56,5 +56,5 @@ def run_ask(*args: str, kb: Path | None = None, stdin: bytes | None = None, env:
     if kb is not None:
         full_env["ASK_KB_DIR"] = str(kb)
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "assistant.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "ui.cli", *args], input=stdin,
                           capture_output=True, timeout=timeout, env=full_env, cwd=REPO)

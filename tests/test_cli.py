@@ -139,7 +139,7 @@ def test_50mb_log_is_triaged_with_bounded_memory(kb_dir, tmp_path):
         while out.tell() < 50_000_000:
             out.write(filler)
     script = ("import resource, subprocess, sys, json; "
-              "p = subprocess.run([sys.executable, '-m', 'assistant.cli', '--json', '--log', sys.argv[1]], capture_output=True); "
+              "p = subprocess.run([sys.executable, '-m', 'ui.cli', '--json', '--log', sys.argv[1]], capture_output=True); "
               "print(json.dumps({'rc': p.returncode, 'out': p.stdout.decode(), 'err': p.stderr.decode(), "
               "'maxrss_kb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))")
     import os

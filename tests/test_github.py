@@ -13,8 +13,11 @@ import time
 import pytest
 
 from assistant.config import Settings
-from ingest import github
 from ingest.documents import Unit
+from ingest.github import client as github_client
+from ingest.github import command as github_command
+from ingest.github import store as github_store
+from ingest.github import units as github_units
 from ingest.github_synth import generate, rest_comment, rest_issue
 from tests.conftest import REPO as SOURCE_REPO
 from tests.conftest import run_ask
@@ -40,7 +43,7 @@ KeyError: 'model.layers.3.mlp.experts.w13_weight_scale_inv'
 
 @pytest.fixture(autouse=True)
 def _fast_retries(monkeypatch):
-    monkeypatch.setattr(github, "BACKOFF_SECONDS", 0.01)
+    monkeypatch.setattr(github_client, "BACKOFF_SECONDS", 0.01)
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
 
 
@@ -55,12 +58,12 @@ def kb(tmp_path):
 
 def sync(kb, gh, *options, capsys=None) -> tuple[int, str]:
     """`ask ingest github` in this process (the fake's data is at hand); returns (exit code, stderr)."""
-    code = github.main([REPO, "--api-url", gh.url, "--no-index", *options], Settings.from_env({"ASK_KB_DIR": str(kb)}))
+    code = github_command.main([REPO, "--api-url", gh.url, "--no-index", *options], Settings.from_env({"ASK_KB_DIR": str(kb)}))
     return code, capsys.readouterr().err if capsys else ""
 
 
 def stored(kb) -> dict[int, Unit]:
-    return {u.meta["number"]: u for u in github.stored_issue_units(Settings.from_env({"ASK_KB_DIR": str(kb)}))}
+    return {u.meta["number"]: u for u in github_store.stored_issue_units(Settings.from_env({"ASK_KB_DIR": str(kb)}))}
 
 
 def state(kb) -> dict:
@@ -215,13 +218,13 @@ def github_stale() -> str:
 
 
 def test_issue_unit_drops_bot_noise_caps_long_threads_and_keeps_tracebacks_whole():
-    unit = github.issue_unit(REPO, _thread_record())
+    unit = github_units.issue_unit(REPO, _thread_record())
     text = "\n".join(unit.chunks)
     assert unit.id == "gh:sgl-project/sglang#77" and unit.url == "https://github.com/sgl-project/sglang/issues/77"
     assert unit.chunks[0].startswith("[Bug] KeyError w13_weight_scale_inv")
     assert WEIGHT_TRACE.strip("`\n") in unit.chunks[0]                   # the traceback in one piece, first
     assert "marked as stale" not in text and ": +1" not in text          # bots and "+1" are gone
-    assert "comments of this thread not indexed" in text and len(unit.chunks) <= github.MAX_CHUNKS
+    assert "comments of this thread not indexed" in text and len(unit.chunks) <= github_units.MAX_CHUNKS
     assert "block-quantized" in text                                     # a maintainer answer mid-thread is kept
     assert "CUDA available" not in text and "sglang 0.5.2" in text       # check_env output reduced to one line
     meta = unit.meta
@@ -234,9 +237,9 @@ def test_issue_unit_drops_bot_noise_caps_long_threads_and_keeps_tracebacks_whole
 
     stale = _thread_record()
     stale["issue"].update(state_reason="not_planned")
-    assert not github.issue_unit(REPO, stale).meta["resolved"]          # closed as stale: no confirmed fix
+    assert not github_units.issue_unit(REPO, stale).meta["resolved"]          # closed as stale: no confirmed fix
     stale["issue"].update(state="open", state_reason=None)
-    assert not github.issue_unit(REPO, stale).meta["resolved"]
+    assert not github_units.issue_unit(REPO, stale).meta["resolved"]
 
 
 def test_export_files_rest_and_gh_cli(kb, tmp_path, capsys):
@@ -254,7 +257,7 @@ def test_export_files_rest_and_gh_cli(kb, tmp_path, capsys):
               for n in (1, 2, 3)]
     path = tmp_path / "gh.json"
     path.write_text(json.dumps(gh_cli))
-    assert github.main([REPO, "--from-export", str(path), "--no-index"], settings) == 0
+    assert github_command.main([REPO, "--from-export", str(path), "--no-index"], settings) == 0
     units = stored(kb)
     assert set(units) == {1, 2, 3}
     assert units[1].meta["resolved"] and units[1].meta["fix_pr"] == 15355 and not units[2].meta["resolved"]
@@ -266,12 +269,12 @@ def test_export_files_rest_and_gh_cli(kb, tmp_path, capsys):
              [rest_issue(2, "Crash 2", LIBNUMA_TRACE, created="2025-01-01T00:00:00Z", updated="2025-03-02T00:00:00Z")]]
     path.write_text("".join(json.dumps(p) for p in pages))
     capsys.readouterr()
-    assert github.main([REPO, "--from-export", str(path), "--no-index"], settings) == 0
+    assert github_command.main([REPO, "--from-export", str(path), "--no-index"], settings) == 0
     assert "0 new, 1 updated, 1 unchanged, 1 removed" in capsys.readouterr().err   # #3 is not in the export
     assert stored(kb)[2].meta["comments_total"] == 2      # an unchanged issue keeps the comments a REST export lacks
     assert set(stored(kb)) == {1, 2}
     path.write_text(json.dumps(gh_cli[2:]))
-    assert github.main([REPO, "--from-export", str(path), "--merge", "--no-index"], settings) == 0
+    assert github_command.main([REPO, "--from-export", str(path), "--merge", "--no-index"], settings) == 0
     assert set(stored(kb)) == {1, 2, 3}
 
 
@@ -342,16 +345,16 @@ def test_reindex_embeds_only_changed_issues_and_drops_removed_ones(kb, capsys):
     settings = Settings.from_env({"ASK_KB_DIR": str(kb)})
     with FakeGitHub() as gh:
         gh.load_records(generate(40, seed=11))
-        assert github.main([REPO, "--api-url", gh.url, "--quiet"], settings) == 0
-        before = {h for u in github.stored_issue_units(settings) for h in (chunk_hash(settings.embed_model, c) for c in u.chunks)}
+        assert github_command.main([REPO, "--api-url", gh.url, "--quiet"], settings) == 0
+        before = {h for u in github_store.stored_issue_units(settings) for h in (chunk_hash(settings.embed_model, c) for c in u.chunks)}
         for n in (3, 8, 13, 21, 34):
             gh.add_comment(n, "sched-lead", "MEMBER", f"Fixed by #{5000 + n}; upgrade to 0.5.5.")
         gh.delete_issue(2)
         gh.transfer_issue(30)
         capsys.readouterr()
-        assert github.main([REPO, "--api-url", gh.url, "--full", "--quiet"], settings) == 0
+        assert github_command.main([REPO, "--api-url", gh.url, "--full", "--quiet"], settings) == 0
     err = capsys.readouterr().err
-    after = [chunk_hash(settings.embed_model, c) for u in github.stored_issue_units(settings) for c in u.chunks]
+    after = [chunk_hash(settings.embed_model, c) for u in github_store.stored_issue_units(settings) for c in u.chunks]
     changed = len(set(after) - before)
     assert 5 <= changed <= 10                                             # the new comments' chunks, no more
     assert f"embedded {changed}," in err and "removed 2 units" in err
@@ -361,7 +364,7 @@ def test_reindex_embeds_only_changed_issues_and_drops_removed_ones(kb, capsys):
 
 
 def test_a_second_sync_of_the_same_repository_is_refused_while_one_runs(kb, capsys):
-    store = github.IssueStore(github.repo_folder(Settings.from_env({"ASK_KB_DIR": str(kb)}), REPO))
+    store = github_store.IssueStore(github_store.repo_folder(Settings.from_env({"ASK_KB_DIR": str(kb)}), REPO))
     with FakeGitHub() as gh, store.lock():
         code, err = sync(kb, gh, capsys=capsys)
     assert code == 1 and "another `ask ingest github` is updating" in err and not gh.requests

@@ -10,7 +10,7 @@ from assistant.config import Settings
 from assistant.errors import IndexError_, IndexMismatch, IndexMissing
 from assistant.index import Index
 from ingest.build import build_index
-from ingest.cli import ingest_kb
+from ingest.update import ingest_kb
 from ingest.documents import document_units, split_text
 from tests.conftest import REPO, run_ask
 

@@ -14,17 +14,12 @@ import pytest
 from assistant.answer import compose_extractive
 from assistant.errors import EndpointError
 from assistant.llm import SGLangClient, ThinkSplitter, split_reasoning
-from assistant.llm_answer import (
-    ANSWER_SCHEMA,
-    NOT_IN_SOURCES,
-    PROMPT_BUDGET,
-    SYSTEM_PROMPT,
-    answer_with_llm,
-    build_prompt,
-)
+from assistant.llm_answer import answer_with_llm
 from assistant.pipeline import Assistant
+from assistant.prompt import ANSWER_SCHEMA, PROMPT_BUDGET, SYSTEM_PROMPT, build_prompt
 from assistant.retrieve import Hit, Retrieval
 from assistant.trace import analyze
+from assistant.verify import NOT_IN_SOURCES
 from tests.conftest import run_ask
 from tests.fake_sglang import FakeSGLang
 

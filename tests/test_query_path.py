@@ -12,7 +12,7 @@ HEAVY = ("torch", "transformers", "sentence_transformers", "llama_index", "gradi
 
 PROBE = """
 import io, json, sys, contextlib
-from assistant.cli import main
+from ui.cli import main
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     code = main(["--no-llm", "--json", sys.argv[1]])
@@ -33,7 +33,7 @@ def test_answering_imports_no_heavy_framework(kb_dir):
 
 
 def test_help_is_instant():
-    result = subprocess.run([sys.executable, "-c", "import sys; from assistant.cli import main\n"
+    result = subprocess.run([sys.executable, "-c", "import sys; from ui.cli import main\n"
                              "try:\n main(['--help'])\nexcept SystemExit: pass\n"
                              f"print([m for m in {HEAVY!r} if m in sys.modules] + "
                              "[m for m in ('numpy', 'faiss', 'onnxruntime') if m in sys.modules])"],

@@ -305,7 +305,7 @@ def test_ask_serve_starts_the_page(kb_dir, tmp_path):
     env = dict(os.environ, ASK_KB_DIR=str(kb_dir), ASK_FEEDBACK_DB=str(tmp_path / "fb.sqlite3"),
                GRADIO_ANALYTICS_ENABLED="False")
     env.pop("ASK_INDEX_DIR", None)
-    server = subprocess.Popen([sys.executable, "-m", "assistant.cli", "serve", "--no-llm", "--port", str(port)],
+    server = subprocess.Popen([sys.executable, "-m", "ui.cli", "serve", "--no-llm", "--port", str(port)],
                               cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         deadline, page = time.monotonic() + 90, None

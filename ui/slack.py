@@ -464,11 +464,13 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     from assistant.pipeline import Assistant
+    from ingest.update import ingest_kb
 
     settings = Settings.from_env()
     if args.no_llm:
         settings = settings.with_options(use_llm=False)
-    assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr))
+    assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr),
+                                        build_index=ingest_kb)
     if settings.use_llm:
         from assistant.llm import SGLangClient
 

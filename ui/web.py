@@ -369,7 +369,7 @@ def launch(demo, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, block: bool
 # ---- command line ----------------------------------------------------------------------------------
 
 def parser() -> argparse.ArgumentParser:
-    from assistant.cli import _common_options, endpoint_options
+    from ui.options import endpoint_options, index_options
 
     p = argparse.ArgumentParser(prog="ask serve", description="The web UI: a chat page for SGLang "
                                 "error traces and logs (answers from the KB, or the SGLang model).")
@@ -378,7 +378,7 @@ def parser() -> argparse.ArgumentParser:
     endpoint_options(p)
     p.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY,
                    help=f"answers computed at once; more wait in the queue (default {DEFAULT_CONCURRENCY})")
-    _common_options(p)
+    index_options(p)
     return p
 
 
@@ -395,19 +395,21 @@ def connect_llm(settings: Settings):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from assistant.cli import _settings
     from assistant.pipeline import Assistant
+    from ingest.update import ingest_kb
+    from ui.options import settings_from_args
 
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
         import gradio  # noqa: F401 - only to say what is missing before the index loads
     except ImportError as exc:
         raise UsageError("the web UI needs Gradio: pip install -e '.[ui]'") from exc
-    settings = _settings(args)
+    settings = settings_from_args(args)
     if args.no_llm:
         settings = settings.with_options(use_llm=False)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr))
+    assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr),
+                                        build_index=ingest_kb)
     assistant.llm = connect_llm(settings)
     demo = build_demo(assistant, settings, concurrency=args.concurrency)
     print(f"ask: the web UI is at http://{args.host}:{args.port} (Ctrl+C stops it)", file=sys.stderr)
@@ -416,6 +418,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from assistant.cli import main as cli_main
+    from ui.exits import run_command
 
-    sys.exit(cli_main(["serve", *sys.argv[1:]]))
+    sys.exit(run_command(lambda: main(sys.argv[1:])))

@@ -23,40 +23,11 @@ import sys
 from pathlib import Path
 
 from assistant.config import Settings
-from assistant.errors import AssistantError, UsageError
+from assistant.errors import UsageError
+from ui.exits import EXIT_ABSTAIN, EXIT_ERROR, EXIT_OK, run_command
+from ui.options import endpoint_options, index_options, settings_from_args
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_ABSTAIN = 0, 1, 2, 3
 SUBCOMMANDS = ("ingest", "kb", "eval", "serve", "slack", "feedback")
-
-
-def endpoint_options(parser: argparse.ArgumentParser) -> None:
-    """The LLM endpoint options every surface shares (`ask`, `ask serve`)."""
-    parser.add_argument("--no-llm", action="store_true", help="answer from the KB alone (env ASK_NO_LLM=1)")
-    parser.add_argument("--endpoint", help="SGLang OpenAI-compatible base URL (env ASK_ENDPOINT, "
-                                           "default http://127.0.0.1:30000/v1)")
-    parser.add_argument("--model", help="model name on the endpoint (env ASK_MODEL; default: from /v1/models)")
-    parser.add_argument("--api-key", help="the endpoint's --api-key (env ASK_API_KEY)")
-    parser.add_argument("--timeout", type=float, help="seconds per LLM request (env ASK_TIMEOUT)")
-    parser.add_argument("--top-k", type=int, help="matches to show (env ASK_TOP_K)")
-
-
-def _common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kb-dir", type=Path, help="knowledge base folder (env ASK_KB_DIR)")
-    parser.add_argument("--index-dir", type=Path, help="index folder (env ASK_INDEX_DIR)")
-    parser.add_argument("--embed-model", help="embedding model name or path (env ASK_EMBED_MODEL)")
-
-
-def _settings(args) -> Settings:
-    s = Settings.from_env()
-    kb_dir = getattr(args, "kb_dir", None)
-    if kb_dir and not getattr(args, "index_dir", None) and not os.environ.get("ASK_INDEX_DIR"):
-        s = s.with_options(index_dir=kb_dir / "index")
-    return s.with_options(
-        kb_dir=kb_dir, index_dir=getattr(args, "index_dir", None),
-        embed_model=getattr(args, "embed_model", None), endpoint=getattr(args, "endpoint", None),
-        model=getattr(args, "model", None), api_key=getattr(args, "api_key", None),
-        top_k=getattr(args, "top_k", None), timeout=getattr(args, "timeout", None),
-    )
 
 
 def query_parser() -> argparse.ArgumentParser:
@@ -68,7 +39,7 @@ def query_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     endpoint_options(parser)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    _common_options(parser)
+    index_options(parser)
     return parser
 
 
@@ -121,15 +92,17 @@ def _erase_preview(text: str, stream) -> None:
 def run_query(argv: list[str]) -> int:
     parser = query_parser()
     args = parser.parse_args(argv)
-    settings = _settings(args)
+    settings = settings_from_args(args)
     if args.no_llm:
         settings = settings.with_options(use_llm=False)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not args.json)
     analysis = _analyze_input(args)
     from assistant.pipeline import Assistant
     from assistant.render import render_text
+    from ingest.update import ingest_kb
 
-    assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr))
+    assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr),
+                                        build_index=ingest_kb)
     llm = _make_llm(settings, sys.stderr)
     note = None
     if settings.use_llm and llm is None and (args.endpoint or os.environ.get("ASK_ENDPOINT") or args.model):
@@ -167,9 +140,9 @@ def run_kb(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="ask kb", description="Knowledge-base tools.")
     sub = parser.add_subparsers(dest="cmd", required=True)
     check = sub.add_parser("check", help="validate every entry (schema, ids, sources, flags)")
-    _common_options(check)
+    index_options(check)
     args = parser.parse_args(argv)
-    settings = _settings(args)
+    settings = settings_from_args(args)
     from assistant.flags import FlagRegistry
     from assistant.kb import check_entries
 
@@ -185,9 +158,9 @@ def run_ingest(argv: list[str]) -> int:
     from ingest.cli import main
 
     parser = argparse.ArgumentParser(add_help=False)
-    _common_options(parser)
+    index_options(parser)
     args, rest = parser.parse_known_args(argv)
-    return main(rest, _settings(args))
+    return main(rest, settings_from_args(args))
 
 
 def run_eval(argv: list[str]) -> int:
@@ -218,29 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     handlers = {"ingest": run_ingest, "kb": run_kb, "eval": run_eval, "serve": run_serve,
                 "slack": run_slack, "feedback": run_feedback}
-    debug = os.environ.get("ASK_DEBUG", "").lower() in ("1", "true", "yes")
-    try:
-        if argv and argv[0] in handlers:
-            return handlers[argv[0]](argv[1:])
-        return run_query(argv)
-    except UsageError as exc:
-        print(f"ask: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except AssistantError as exc:
-        if debug:
-            raise
-        print(f"ask: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
-    except SystemExit:
-        raise
-    except Exception as exc:  # noqa: BLE001 - last line of defence: one line, no traceback
-        if debug:
-            raise
-        print(f"ask: unexpected error ({type(exc).__name__}: {exc}); rerun with ASK_DEBUG=1 for the "
-              "traceback", file=sys.stderr)
-        return EXIT_ERROR
+    if argv and argv[0] in handlers:
+        return run_command(lambda: handlers[argv[0]](argv[1:]))
+    return run_command(lambda: run_query(argv))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,37 @@
+"""How every `ask` command ends: its exit code, and errors as one line (what happened, what to do)
+instead of a traceback, unless ASK_DEBUG is set."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+from assistant.errors import AssistantError, UsageError
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_ABSTAIN = 0, 1, 2, 3
+
+
+def run_command(command: Callable[[], int]) -> int:
+    """Run a command; map its errors to one line on stderr and an exit code."""
+    debug = os.environ.get("ASK_DEBUG", "").lower() in ("1", "true", "yes")
+    try:
+        return command()
+    except UsageError as exc:
+        print(f"ask: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except AssistantError as exc:
+        if debug:
+            raise
+        print(f"ask: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - last line of defence: one line, no traceback
+        if debug:
+            raise
+        print(f"ask: unexpected error ({type(exc).__name__}: {exc}); rerun with ASK_DEBUG=1 for the "
+              "traceback", file=sys.stderr)
+        return EXIT_ERROR
