@@ -110,10 +110,13 @@ def _version_ok(spec: str | None, version: str | None, registry) -> bool | None:
     return SpecifierSet(spec).contains(Version(v.base_version), prereleases=True)
 
 
-def format_step(text: str, commands, versions: str | None, show_versions: bool) -> str:
+def format_step(text: str, commands, versions: str | None, show_versions: bool,
+                caveat: str | None = None) -> str:
     label = f"[SGLang {versions}] " if versions and show_versions else ""
     lines = [label + text]
     lines += [f"    $ {c}" for c in commands]
+    if caveat:  # the risk belongs next to the command that carries it, not in a footnote
+        lines.append(f"    ! Caution: {caveat}")
     return "\n".join(lines)
 
 
@@ -173,7 +176,7 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3) -> A
                                "does not have; it was left out.")
                 continue
         fix.append(format_step(step["text"], step.get("commands", []), step.get("versions"),
-                               show_versions=ok is None))
+                               show_versions=ok is None, caveat=step.get("caveat")))
     diagnosis = f"{meta['title']}. {meta['cause']}"
     if meta.get("confidence") in ("low", "medium-low", "low-medium"):
         warnings.append(f"This entry's confidence is {meta['confidence']}: the fix is a workaround "

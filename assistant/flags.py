@@ -212,6 +212,26 @@ class FlagRegistry:
             ) from None
         return [v for v in self.versions if Version(v) in specifier]
 
+    def lifetime(self, name: str) -> dict[str, str]:
+        """Per registry release, how it treats `name`: "ok" (accepted / read), "deprecated"
+        (accepted or shim-handled but deprecated) or "" (absent). For `ask kb check`'s
+        version-boundary rules; names outside SGLang's prefixes are "ok" everywhere."""
+        name = split_value(name)
+        kind = "flag" if name.startswith("-") else "env"
+        if kind == "env" and not name.startswith(SGLANG_ENV_PREFIXES):
+            return dict.fromkeys(self.versions, "ok")
+        real_elsewhere = any(name in self.releases[v].flags for v in self.versions)
+        out = {}
+        for version in self.versions:
+            verdict = self._verdict(name, kind, self.releases[version], real_elsewhere)
+            if verdict.how == "shadowed":
+                out[version] = ""  # only an abbreviation of another flag: not this flag
+            elif verdict.deprecated:
+                out[version] = "deprecated"
+            else:
+                out[version] = "ok" if verdict.exists else ""
+        return out
+
     # ----------------------------------------------------------------- checks
 
     def check_many(self, names: Iterable[str], version: str | None = None) -> list[FlagStatus]:

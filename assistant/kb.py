@@ -28,6 +28,7 @@ class FixStep:
     text: str
     commands: tuple[str, ...] = ()
     versions: str | None = None  # PEP 440 specifier over SGLang versions, e.g. ">=0.5.9"
+    caveat: str | None = None  # the risk of running this step, shown right under it in answers
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,8 @@ class Entry:
     @classmethod
     def from_dict(cls, d: dict) -> Entry:
         d = dict(d)
-        d["fix"] = tuple(FixStep(s["text"], tuple(s.get("commands") or ()), s.get("versions"))
-                         for s in d["fix"])
+        d["fix"] = tuple(FixStep(s["text"], tuple(s.get("commands") or ()), s.get("versions"),
+                                 s.get("caveat")) for s in d["fix"])
         d["wrong_advice"] = tuple(WrongAdvice(**w) for w in d["wrong_advice"])
         d["sources"] = tuple(Source(**s) for s in d["sources"])
         for key in ("signatures", "symptoms", "keywords", "hardware", "verify"):
@@ -127,12 +128,16 @@ def _fix_steps(value) -> tuple[FixStep, ...]:
         if isinstance(item, str):
             steps.append(FixStep(item.strip()))
         elif isinstance(item, dict) and isinstance(item.get("text"), str):
-            unknown = set(item) - {"text", "commands", "versions"}
+            unknown = set(item) - {"text", "commands", "versions", "caveat"}
             if unknown:
                 raise EntryError(f"fix step has unknown keys {sorted(unknown)}")
+            caveat = item.get("caveat")
+            if caveat is not None and not (isinstance(caveat, str) and caveat.strip()):
+                raise EntryError("a fix step's 'caveat' must be a non-empty string (the risk of the step)")
             versions = item.get("versions")
             steps.append(FixStep(item["text"].strip(), _str_list(item.get("commands"), "commands"),
-                                 str(versions).strip() if versions else None))
+                                 str(versions).strip() if versions else None,
+                                 " ".join(caveat.split()) if caveat else None))
         else:
             raise EntryError("each fix step is a string or a mapping with 'text'")
     return tuple(steps)
@@ -264,7 +269,7 @@ def load_entries(entries_dir: Path) -> list[Entry]:
 def check_entries(entries_dir: Path, registry=None) -> CheckReport:
     """Validate every entry: schema, unique ids, file name = id, sources, and (with a flag
     registry) that fix steps name only SGLang flags / env vars that exist in the versions
-    the step applies to."""
+    the step applies to, and that version boundaries written next to a name agree with it."""
     report = CheckReport()
     files = entry_files(entries_dir)
     if not files:
@@ -287,20 +292,167 @@ def check_entries(entries_dir: Path, registry=None) -> CheckReport:
             report.errors.append(f"{path}: file name must be '{entry.id}.md'")
         if registry is not None:
             report.errors.extend(f"{path}: {msg}" for msg in unknown_names_in_fix(entry, registry))
+            report.errors.extend(f"{path}: {msg}" for msg in stated_boundaries(entry, registry))
         report.entries.append(entry)
     return report
 
 
 def unknown_names_in_fix(entry: Entry, registry) -> list[str]:
-    """Flags / env vars in the fix that exist in none of the registry versions the step covers."""
+    """Flags / env vars of each fix step checked against the releases the step applies to.
+
+    An unscoped step (only `versions.affected` limits it) must name what exists in at least one
+    of those releases. A step with its own `versions` promises more: every name must work in
+    EVERY registry release of its range. Where the range runs past a name's first or last
+    release the step's boundary disagrees with the registry; a hole inside the name's lifetime
+    is reported as such. A flag counts only where it is not deprecated (0.5.3 rejects a
+    deprecated `--enable-ep-moe` with a ValueError; the registry cannot tell warn from reject);
+    an env var also counts where a deprecation shim still handles it ("unset the old X")."""
     from assistant.commands import sglang_names
+    from assistant.flags import describe_versions
 
     problems = []
     for step in entry.fix:
         spec = ",".join(s for s in (entry.affected, step.versions or "") if s)
-        versions = registry.versions_in(spec) or registry.versions
+        in_range = registry.versions_in(spec)
+        versions = in_range or registry.versions
         for name in sglang_names(step.text, *step.commands):
             if not any(registry.check(name, v).known for v in versions):
                 problems.append(f"fix step names {name}, which exists in no SGLang version "
                                 f"this step applies to ({versions[0]}..{versions[-1]})")
+                continue
+            if not (step.versions and in_range) or _named_as_retired(name, step):
+                continue
+            works = _working_releases(name, registry)
+            missing = [v for v in versions if v not in works]
+            if not missing:
+                continue
+            where = f"fix step for SGLang {step.versions} names {name}"
+            if not works:
+                problems.append(f"{where}, which is deprecated in every release of that range")
+                continue
+            lives = f"{name} works in {describe_versions(works, registry.versions)}"
+            if _before(missing[0], works[0], registry):
+                problems.append(f"{where}, but {lives}: the step's lower bound should be "
+                                f"{works[0]} or later")
+            elif _before(works[-1], missing[-1], registry):
+                after = registry.versions[registry.versions.index(works[-1]) + 1]
+                problems.append(f"{where}, but {lives}: the step's range should end before "
+                                f"{after} (e.g. '<{after}')")
+            else:
+                problems.append(f"{where}, which SGLang {describe_versions(missing, registry.versions)} "
+                                f"inside that range do not have ({lives})")
     return problems
+
+
+# A step may name what it replaces ("instead of the deprecated `--disable-cuda-graph`",
+# "unset the old SGL_X"): that name is context, not advice, and needs no release range.
+RETIRED_BEFORE_RE = re.compile(r"(?:deprecated|instead of|replaces|the old|unset|drop|remove|"
+                               r"not|no longer)\W*(?:the\W+)?(?:old\W+|deprecated\W+)?\W*$", re.I)
+RETIRED_AFTER_RE = re.compile(r"^\W*(?:is|are)\s+(?:deprecated|gone|removed|rejected)", re.I)
+
+
+def _named_as_retired(name: str, step: FixStep) -> bool:
+    if any(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", c)
+           and not re.search(rf"\bunset\s+(?:[A-Z0-9_]+\s+)*{re.escape(name)}\b", c)
+           for c in step.commands):
+        return False  # a command runs it
+    spots = [m for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", step.text)]
+    return bool(spots) and all(
+        RETIRED_BEFORE_RE.search(step.text[max(0, m.start() - 30):m.start()])
+        or RETIRED_AFTER_RE.search(step.text[m.end():m.end() + 30]) for m in spots)
+
+
+def _working_releases(name: str, registry) -> list[str]:
+    allowed = ("ok", "deprecated") if not name.startswith("-") else ("ok",)
+    return [v for v, state in registry.lifetime(name).items() if state in allowed]
+
+
+def _before(a: str, b: str, registry) -> bool:
+    return registry.versions.index(a) < registry.versions.index(b)
+
+
+# Prose that dates a flag: "`--ep-size` (SGLang 0.5.5 and later)", "read from 0.4.7",
+# "`--enable-ep-moe` no longer exists from 0.5.5". Version = three numbers (0.5.8.post1 is
+# no registry release). The claim must follow the name in the same clause.
+_VERSION = r"v?(\d+\.\d+\.\d+)(?![.\d])"
+FIRST_CLAIM_RE = re.compile(
+    rf"\b(?:from|since|first in|starting (?:with|from)|introduced in|added in)\s+(?:SGLang\s+)?{_VERSION}"
+    rf"|(?:SGLang\s+)?{_VERSION}\s*(?:\+|and later|and newer|or later|or newer|onwards?)", re.I)
+GONE_CLAIM_RE = re.compile(
+    rf"\b(?:no longer (?:exists?|accepted|read|available)|(?:is |are )?(?:unknown|gone|removed))"
+    rf"\s+(?:from|in|since)\s+(?:SGLang\s+)?{_VERSION}", re.I)
+# Words that make a "from X" about something else than the name existing.
+NOT_EXISTENCE_RE = re.compile(r"\b(?:not|no|deprecat\w*|raises?|reject\w*|warn\w*|default\w*|alias\w*|"
+                              r"prints?|logs?|changed?|renamed|rewritten|effect|alone|only|enough|"
+                              r"values?|choices?)\b", re.I)
+CLAUSE_END_RE = re.compile(r"[;\n]|\.\s|\.$")
+VALUE_OF_RE = re.compile(r"\b(?:value|choice|option)s?\s+(?:of|for)\W*$", re.I)  # "the `x` value of `--flag`"
+
+
+def stated_boundaries(entry: Entry, registry) -> list[str]:
+    """Version boundaries written in prose next to a flag / env var that the registry
+    contradicts: "X (0.5.5 and later)" / "X from 0.5.5" must be X's first release, "X no longer
+    exists from 0.5.5" the first release without X. Only registry releases are judged (a
+    claim about 0.4.0 or 0.5.8.post1 is not); names no release has are the other check's job."""
+    from assistant.flags import NAME_IN_TEXT, describe_versions
+
+    texts = [entry.cause, entry.notes, *(s.text for s in entry.fix),
+             *(w.fact for w in entry.wrong_advice)]
+    problems: list[str] = []
+    for text in texts:
+        matches = list(NAME_IN_TEXT.finditer(text or ""))
+        for i, match in enumerate(matches):
+            name = match.group(0)
+            if _has_value(text, match) or VALUE_OF_RE.search(text[max(0, match.start() - 25):match.start()]):
+                continue  # "`--grammar-backend llguidance` from 0.4.4" dates the value, not the flag
+            end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+            clause = text[match.end():end]
+            stop = CLAUSE_END_RE.search(clause)
+            clause = clause[:stop.start()] if stop else clause
+            present = [v for v, state in registry.lifetime(name).items() if state]
+            if not present:
+                continue
+            for kind, claim in _claims(clause):
+                problem = _judge_claim(name, kind, claim, present, registry)
+                if problem:
+                    problems.append(f"{problem}; the registry has {name} in "
+                                    f"{describe_versions(present, registry.versions)}")
+    return list(dict.fromkeys(problems))
+
+
+def _has_value(text: str, match) -> bool:
+    """Whether the name sits in a `code span` that goes on with a specific value after it
+    (`--grammar-backend llguidance`, `--host 0.0.0.0`); a plain number or a placeholder
+    (`--dist-timeout 3600`, `--reasoning-parser <name>`, `--tp-size N`) keeps the claim on the name."""
+    if text.count("`", 0, match.start()) % 2 == 0:
+        return False
+    close = text.find("`", match.end())
+    rest = text[match.end():close if close >= 0 else len(text)].split()
+    return bool(rest) and re.fullmatch(r"\d+|<[^>]*>|[A-Z]+", rest[0]) is None
+
+
+def _claims(clause: str):
+    for m in GONE_CLAIM_RE.finditer(clause):
+        yield "gone", m.group(1)
+    for m in FIRST_CLAIM_RE.finditer(clause):
+        if NOT_EXISTENCE_RE.search(clause[:m.start()]) or GONE_CLAIM_RE.search(clause[max(0, m.start() - 30):m.end()]):
+            continue
+        yield "first", m.group(1) or m.group(2)
+
+
+def _judge_claim(name: str, kind: str, version: str, present: list[str], registry) -> str | None:
+    if version not in registry.versions:
+        return None  # a release the registry does not hold cannot be judged
+    order = registry.versions
+    if kind == "first":
+        first = present[0]
+        if version == first or (first == order[0] and _before(version, first, registry)):
+            return None
+        return f"says {name} exists from {version}, but its first release is {first}"
+    last = present[-1]
+    gone_from = order[order.index(last) + 1] if last != order[-1] else None
+    if version == gone_from:
+        return None
+    if gone_from is None:
+        return f"says {name} is gone from {version}, but {order[-1]} still has it"
+    return f"says {name} is gone from {version}, but it is gone from {gone_from}"
