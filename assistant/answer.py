@@ -2,8 +2,11 @@
 
 `compose_extractive` builds it from the retrieved KB entry alone (no LLM): the fix steps that apply
 to the user's SGLang version, warnings for wrong advice and for flags in the user's own launch
-command that their version does not have, and the sources. When retrieval abstains it says so and
-lists what to collect next, with no fix.
+command that their version does not have, and the sources. Every answer has an `outcome`: `fix`,
+or `lead` / `unknown` (`abstained`), which `assistant.lead_answer` composes: what is known, why it
+is not a fix, what to collect next, and no fix steps. Every answer also carries where the root
+error is emitted (`origin`) and, for a dependency problem, the pin of the user's release
+(`dependency`), from `assistant.provenance`.
 """
 
 from __future__ import annotations
@@ -11,8 +14,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from assistant.commands import sglang_names
+from assistant.deps import DependencyAdvice
+from assistant.origin import Origin
+from assistant.provenance import (dependency_json, dependency_sentence, is_dependency_entry,
+                                  origin_json, paste_dependency, paste_origin)
 from assistant.retrieve import Hit, Retrieval
 from assistant.trace import Environment
+
+FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
+OUTCOME_LABELS = {FIX: "FIX", LEAD: "LEAD (not confirmed)", UNKNOWN: "UNKNOWN: not a known problem"}
+NOT_FROM_KB = "not from the knowledge base"
+CAUTION_PREFIX = "! Caution:"   # the risk of a step, printed under its commands
 
 COLLECT_NEXT = [
     "The environment: `python3 -m sglang.check_env` (SGLang, torch, CUDA, flashinfer, GPU, driver).",
@@ -62,9 +74,34 @@ class Answer:
     note: str | None = None                                # e.g. why the LLM was not used
     primary_error: str | None = None
     text: str = ""
+    # the three outcomes (assistant.decision): fix | lead | unknown; `abstained` is "not a fix"
+    outcome: str = FIX
+    reasons: list[str] = field(default_factory=list)        # why it is not a fix
+    question: bool = False                                   # a how-to question, not an error
+    failing_components: list[str] = field(default_factory=list)   # where the user's error arises
+    failing_module: str | None = None                        # module of the innermost frame
+    confirm_if: list[str] = field(default_factory=list)     # lines that would confirm a lead
+    explanation: str | None = None   # the model's reading of the root error: not from the KB
+    origin: Origin | None = None     # where the root error is emitted (assistant.provenance)
+    dependency: DependencyAdvice | None = None   # the pin for a dependency problem in the paste
+
+    def __post_init__(self) -> None:
+        if self.abstained and self.outcome == FIX:   # built by code that knows only abstention
+            self.outcome = UNKNOWN
+        if self.outcome != FIX:
+            self.abstained = True
+
+    @property
+    def headline(self) -> str:
+        """The outcome in words, the first thing every surface shows."""
+        if self.question:
+            return f"{'LEAD (not confirmed)' if self.outcome == LEAD else 'UNKNOWN'}: this reads as a how-to question"
+        return OUTCOME_LABELS.get(self.outcome, self.outcome.upper())
 
     def to_json(self) -> dict:
         return {
+            "outcome": self.outcome,
+            "reasons": self.reasons,
             "matches": [m.to_dict() for m in self.matches],
             "abstained": self.abstained,
             "confidence": self.confidence,
@@ -77,6 +114,14 @@ class Answer:
             "verification": {"changes": self.changes},
             "mode": self.mode,
             "note": self.note,
+            "question": self.question,
+            "failing_components": self.failing_components,
+            "failing_module": self.failing_module,
+            "confirm_if": self.confirm_if,
+            "explanation": self.explanation,
+            "explanation_source": NOT_FROM_KB if self.explanation else None,
+            "origin": origin_json(self.origin),
+            "dependency": dependency_json(self.dependency),
             "text": self.text,
         }
 
@@ -116,7 +161,7 @@ def format_step(text: str, commands, versions: str | None, show_versions: bool,
     lines = [label + text]
     lines += [f"    $ {c}" for c in commands]
     if caveat:  # the risk belongs next to the command that carries it, not in a footnote
-        lines.append(f"    ! Caution: {caveat}")
+        lines.append(f"    {CAUTION_PREFIX} {caveat}")
     return "\n".join(lines)
 
 
@@ -140,41 +185,81 @@ def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[str]:
     return out
 
 
+def missing_step_flags(texts, version: str | None, registry, user_names=()) -> list[str]:
+    """The SGLang flags and env vars a fix step uses that the user's version does not have (none
+    when the version or the registry is unknown). A flag the user wrote themselves (e.g. "replace
+    your --enable-reasoning") is not a recommendation, so it is not held against the step."""
+    if registry is None or not version:
+        return []
+    release = registry.nearest(version)
+    statuses = [registry.check(n, release) for n in sglang_names(*texts) if n not in user_names]
+    return [st.name for st in statuses if not st.known]
+
+
 def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3) -> Answer:
+    """The answer from the knowledge base, with where the root error comes from and, for a
+    dependency problem, the pin of the user's release (`assistant.provenance`)."""
+    answer = _compose_from_kb(retrieval, registry, top_k)
+    return with_provenance(answer, retrieval)
+
+
+def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:
+    """Attach the origin and the dependency pin. The install command becomes the first fix step
+    of an entry about a dependency, and the first thing to try for a lead or unknown."""
+    analysis = retrieval.analysis
+    answer.origin = paste_origin(analysis)
+    answer.dependency = advice = paste_dependency(analysis)
+    if advice is None:
+        return answer
+    usable = advice.pinned_spec is not None and advice.satisfied is not True
+    if answer.abstained:
+        prefix = "Install what your release pins" if usable else "Dependency"
+        answer.next_steps.insert(0, f"{prefix}: {dependency_sentence(advice)}")
+    elif (retrieval.hits and retrieval.hits[0].kind == "entry"
+          and is_dependency_entry(retrieval.hits[0].meta, advice)):
+        if usable:
+            answer.fix.insert(0, format_step(f"Install the version of {advice.package} that your SGLang "
+                                             f"release pins: {dependency_sentence(advice, command=False)}",
+                                             [advice.install_command], None, show_versions=False))
+        else:
+            answer.warnings.append(f"{advice.package}: {dependency_sentence(advice)}.")
+    return answer
+
+
+def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3) -> Answer:
     env = retrieval.analysis.environment
     matches = [_match(h) for h in retrieval.hits[:top_k]]
     similar = [_match(h) for h in retrieval.similar][:5]
     primary = retrieval.analysis.primary.text if retrieval.analysis.primary else None
     warnings = flag_warnings(env, registry, retrieval.analysis.user_names)
     if retrieval.abstain or not retrieval.hits:
-        closest = ", ".join(f"{m.id} ({m.score:.2f})" for m in matches[:3])
-        diagnosis = ("No known problem in the knowledge base matches this trace well enough "
-                     f"(confidence {retrieval.confidence:.2f}), so no fix is suggested."
-                     + (f" Closest entries, not a match: {closest}." if closest else ""))
-        return Answer(matches=matches, abstained=True, diagnosis=diagnosis, fix=[],
+        # a lead or unknown: what is known and what to collect, never the entry's steps as the fix
+        from assistant.lead_answer import not_confirmed
+
+        known = not_confirmed(retrieval, matches, registry)
+        return Answer(matches=matches, abstained=True, diagnosis=known.diagnosis, fix=[],
                       warnings=warnings, citations=[], detected=env, confidence=retrieval.confidence,
-                      next_steps=list(COLLECT_NEXT), similar_issues=similar, primary_error=primary)
+                      next_steps=known.next_steps, similar_issues=similar, primary_error=primary,
+                      outcome=known.outcome, reasons=known.reasons, question=known.question,
+                      failing_components=known.failing_components,
+                      failing_module=known.failing_module, confirm_if=known.confirm_if)
 
     top = retrieval.hits[0]
     meta = top.meta
     if top.kind != "entry":
-        return _compose_from_unit(retrieval, matches, similar, warnings, primary)
+        return _compose_from_unit(retrieval, matches, similar, warnings, primary, registry)
     version = env.sglang_version
     fix, dropped = [], []
     for step in meta["fix"]:
         ok = _version_ok(step.get("versions"), version, registry)
         if ok is False:
             continue
-        names = sglang_names(step["text"], *step.get("commands", []))
-        if registry is not None and version:
-            # a flag the user wrote (e.g. "replace your --enable-reasoning") is not a recommendation
-            statuses = [registry.check(n, registry.nearest(version)) for n in names
-                        if n not in retrieval.analysis.user_names]
-            missing = [st.name for st in statuses if not st.known]
-            if missing:
-                dropped.append(f"A step of this fix uses {', '.join(missing)}, which SGLang {version} "
-                               "does not have; it was left out.")
-                continue
+        missing = missing_step_flags([step["text"], *step.get("commands", [])], version, registry,
+                                     retrieval.analysis.user_names)
+        if missing:
+            dropped.append(f"A step of this fix uses {', '.join(missing)}, which SGLang {version} "
+                           "does not have; it was left out.")
+            continue
         fix.append(format_step(step["text"], step.get("commands", []), step.get("versions"),
                                show_versions=ok is None, caveat=step.get("caveat")))
     diagnosis = f"{meta['title']}. {meta['cause']}"
@@ -191,9 +276,25 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3) -> A
                   next_steps=[f"Verify: {v}" for v in meta.get("verify", [])])
 
 
-def _compose_from_unit(retrieval, matches, similar, warnings, primary) -> Answer:
-    """The best match is a document or an issue: point at it, quote no invented fix."""
+def _compose_from_unit(retrieval, matches, similar, warnings, primary, registry=None) -> Answer:
+    """The best match is a document or an issue: an issue answers with its thread's resolution
+    (assistant.issue_answer); a document (or an issue indexed before resolutions were read) is
+    pointed at, with no invented fix."""
     top = retrieval.hits[0]
+    env = retrieval.analysis.environment
+    if top.kind == "issue" and isinstance(top.meta.get("resolution"), dict):
+        from assistant.issue_answer import issue_answer
+
+        found = issue_answer(retrieval, lambda texts: missing_step_flags(
+            texts, env.sglang_version, registry, retrieval.analysis.user_names))
+        lead = found.lead
+        if lead.unit_id != matches[0].id:   # a resolved report of the same error leads
+            matches = [_match(lead), *[m for m in matches if m.id != lead.unit_id]][: len(matches)]
+        return Answer(matches=matches, abstained=False, diagnosis=found.diagnosis, fix=found.fix,
+                      warnings=warnings + found.warnings, citations=found.citations, detected=env,
+                      confidence=retrieval.confidence, primary_error=primary,
+                      similar_issues=[m for m in similar if m.id != lead.unit_id],
+                      next_steps=found.next_steps + ([] if found.confirmed else list(COLLECT_NEXT[:2])))
     kind = "GitHub issue" if top.kind == "issue" else "document"
     summary = top.meta.get("resolution") or top.meta.get("summary") or ""
     diagnosis = f"The closest source is a {kind}: {top.title}." + (f" {summary}" if summary else "")

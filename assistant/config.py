@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-REPO_KB = Path(__file__).resolve().parent.parent / "kb"
+from assistant.resources import default_index_dir, default_kb_dir
 
 
 @dataclass(frozen=True)
 class Settings:
-    kb_dir: Path = REPO_KB                      # ASK_KB_DIR: holds entries/ and docs/
-    index_dir: Path = REPO_KB / "index"         # ASK_INDEX_DIR
+    # ASK_KB_DIR: holds entries/ and docs/; default the checkout's kb/, else the installed one
+    kb_dir: Path = field(default_factory=default_kb_dir)
+    # ASK_INDEX_DIR; default <kb_dir>/index, or the user cache for the installed KB (None = default)
+    index_dir: Path | None = None
     embed_model: str = "all-MiniLM-L6-v2"       # ASK_EMBED_MODEL: name or local path
     endpoint: str = "http://127.0.0.1:30000/v1" # ASK_ENDPOINT: SGLang's OpenAI-compatible API
     model: str | None = None                    # ASK_MODEL: default = first of /v1/models
@@ -22,6 +24,10 @@ class Settings:
     top_k: int = 3                              # ASK_TOP_K: matches shown
     feedback_db: Path = Path.home() / ".local" / "share" / "sglang-ask" / "feedback.sqlite3"  # ASK_FEEDBACK_DB
     debug: bool = False                         # ASK_DEBUG=1: show tracebacks
+
+    def __post_init__(self):
+        if self.index_dir is None:
+            object.__setattr__(self, "index_dir", default_index_dir(self.kb_dir))
 
     @property
     def entries_dir(self) -> Path:
@@ -34,13 +40,12 @@ class Settings:
     @classmethod
     def from_env(cls, environ: dict | None = None) -> Settings:
         env = os.environ if environ is None else environ
-        s = cls()
-        kb_dir = Path(env["ASK_KB_DIR"]).expanduser() if env.get("ASK_KB_DIR") else s.kb_dir
+        kb_dir = Path(env["ASK_KB_DIR"]).expanduser() if env.get("ASK_KB_DIR") else default_kb_dir()
+        index_dir = Path(env["ASK_INDEX_DIR"]).expanduser() if env.get("ASK_INDEX_DIR") else None
+        s = cls(kb_dir=kb_dir, index_dir=index_dir)
         truthy = ("1", "true", "yes", "on")
         return replace(
             s,
-            kb_dir=kb_dir,
-            index_dir=Path(env["ASK_INDEX_DIR"]).expanduser() if env.get("ASK_INDEX_DIR") else kb_dir / "index",
             embed_model=env.get("ASK_EMBED_MODEL") or s.embed_model,
             endpoint=env.get("ASK_ENDPOINT") or s.endpoint,
             model=env.get("ASK_MODEL") or None,

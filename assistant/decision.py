@@ -1,47 +1,389 @@
-"""The decision to answer or abstain: how confident the top retrieved hit is (0..1), and whether
-that is enough to show its fix. Retrieval ranks (`assistant.retrieve`); this module decides.
+"""The decision: is the top hit the fix for this paste, a lead worth checking, or unknown?
 
-Hits are `assistant.retrieve.Hit` objects, used by their fields only (unit_id, score, dense,
-signature, meta), so this module does not import retrieval.
+Retrieval ranks (`assistant.retrieve`); this module decides, in three outcomes:
+
+- `fix`: the entry explains the user's root error. Its signature matched, or the words agree
+  strongly enough (dense + lexical evidence); and nothing in the paste contradicts it.
+- `lead`: an entry (or issue) is plausibly related, but something that makes the case specific
+  does not agree: the entry matched only a generic line that many problems print
+  (`assistant.generic_lines`), the root error is a specific line the entry does not explain, the
+  trace fails inside a component the entry is not about (`assistant.components`), the user's
+  hardware or SGLang version is outside the entry's scope, or the paste is a how-to question.
+- `unknown`: nothing is close enough to name.
+
+Evidence for an entry is its matched lines; evidence against it is what in the paste it does not
+explain. The reasons are kept: a lead says what in the log would confirm or rule it out.
+
+Hits are `assistant.retrieve.Hit` objects, used by their fields only (unit_id, kind, score,
+dense, signature, evidence, meta), so this module does not import retrieval.
 """
 
 from __future__ import annotations
 
-from assistant.index import Index
-from assistant.term_weights import index_idf, masked_signature
-from assistant.text import tokenize
-from assistant.trace import Analysis
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
-# Abstention, set on evals/cases/dev.jsonl: answer when a signature line of the top hit occurs in
-# the log, or when dense similarity and lexical coverage together are high enough. A paste from
-# another program (vLLM, a Java app, ...) that never mentions SGLang needs a signature match.
+from assistant.components import components_in, conflicts, specific
+from assistant.generic_lines import is_generic
+from assistant.index import Index
+from assistant.environment import HARDWARE_HINTS
+from assistant.intent import is_question
+from assistant.origin_check import origin_agrees
+from assistant.provenance import paste_origin
+from assistant.term_weights import index_idf, masked_signature
+from assistant.text import mask, tokenize
+from assistant.trace import Analysis, looks_like_sentence
+
+# A signature line of the top hit occurs in the log (the match score, 0..1.2).
 SIGNATURE_OK = 0.6
-# evidence = dense cosine + 0.5 * query covered by the hit + 0.5 * the hit's error line covered by
+# evidence (set on the dev cases and the dev look-alikes) = dense cosine + 0.5 * query covered by the hit + 0.5 * the hit's error line covered by
 # the query + how far the hit is ahead of the second (a clear winner, not one of many near-misses)
-EVIDENCE_OK = 0.93
+EVIDENCE_OK = 1.0
 COVERAGE_WEIGHT = 0.5
 SIGNATURE_COVERAGE_WEIGHT = 0.5
+# below EVIDENCE_OK but this close, with no signature: still a lead worth naming
+LEAD_EVIDENCE = 0.75
+# a specific root error that no signature matched must be mostly covered by the entry's lines
+ROOT_COVERAGE_OK = 0.6
+FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
+ROOT_KINDS = ("exception", "fatal")
 
 
-def decide(hits, tokens, index, analysis: Analysis | None = None, idf=None) -> tuple[float, bool]:
-    """Confidence in the top hit (0..1) and whether to abstain."""
+@dataclass(frozen=True)
+class Decision:
+    outcome: str                    # fix | lead | unknown
+    confidence: float               # 0..1
+    reasons: tuple[str, ...] = ()   # why not a fix: what would confirm or rule the lead out
+    question: bool = False          # the paste is a how-to / configuration question
+    failing_components: tuple[str, ...] = ()   # where the user's error arises (specific ones)
+    top: int = 0                    # the hit the decision is about (a runner-up may fit better)
+
+    @property
+    def abstain(self) -> bool:
+        return self.outcome != FIX
+
+
+PROMOTE_FROM = 3   # a runner-up this close may take the top place when only it fits the paste
+
+
+def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=None) -> Decision:
+    """Decide on the top hit; see the module docstring. When the top entry does not fit the paste
+    (a scope conflict, an unexplained root error) but a runner-up matched a signature line and
+    fits, the runner-up is the fix: `Decision.top` says which hit the decision is about."""
+    first = _decide_top(hits, tokens, index, analysis, idf)
+    if first.outcome == FIX or analysis is None or first.question:
+        return first
+    for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
+        if hit.kind != "entry" or hit.signature < SIGNATURE_OK:
+            continue
+        alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
+        if alt.outcome == FIX:
+            return replace(alt, top=i)
+    return first
+
+
+def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, idf=None) -> Decision:
+    failing = failing_components(analysis) if analysis is not None else frozenset()
     if not hits:
-        return 0.0, True
+        return Decision(UNKNOWN, 0.0, failing_components=tuple(sorted(specific(failing))))
     top = hits[0]
-    # a paste from another program (a training job, vLLM, a Java app) that never mentions SGLang:
-    # even a matching error line (a PyTorch OOM) does not make an SGLang fix apply
-    foreign = analysis is not None and bool(analysis.other_software) and not analysis.mentions_sglang
-    if top.signature >= SIGNATURE_OK:
-        confidence = round(min(1.0, 0.8 + 0.2 * top.signature), 3)
-        return (min(confidence, 0.5), True) if foreign else (confidence, False)
-    margin = top.score - (hits[1].score if len(hits) > 1 else 0.0)
-    evidence = (top.dense + COVERAGE_WEIGHT * _coverage(top, tokens, index, idf)
-                + SIGNATURE_COVERAGE_WEIGHT * signature_coverage(top, tokens, idf) + margin)
-    confidence = max(0.0, min(0.79, 0.6 + (evidence - EVIDENCE_OK) / 2))
-    if foreign:
-        confidence = min(confidence, 0.5)
-    return round(confidence, 3), evidence < EVIDENCE_OK or bool(foreign)
+    confidence, strong = _strength(hits, tokens, index, idf)
+    evidence_level = _evidence(hits, tokens, index, idf)
+    question = analysis is not None and is_question(
+        " ".join((analysis.question, *analysis.plain_lines)), any(e.kind in ROOT_KINDS for e in analysis.errors))
+    reasons: list[str] = []
+    if question:
+        reasons.append("This reads as a how-to or configuration question, not an error report: "
+                       "no error fix applies.")
+    elif analysis is not None and analysis.other_software and not analysis.mentions_sglang:
+        reasons.append(f"The paste comes from other software ({', '.join(analysis.other_software[:3])}), "
+                       "not from SGLang.")
+    elif not strong:
+        reasons.append("No known problem matches the error well enough to name a fix.")
+    elif analysis is not None and top.kind == "entry":
+        reasons += _against(top, analysis, failing)
+    elif analysis is not None and top.kind == "issue":
+        reasons += _root_unexplained(top, analysis)
+    if not reasons:
+        return Decision(FIX, confidence, failing_components=tuple(sorted(specific(failing))))
+    # a question is pointed at an entry only when the entry is clearly about it
+    related = strong if question else (top.signature > 0 or evidence_level >= LEAD_EVIDENCE or strong)
+    outcome = LEAD if related else UNKNOWN
+    capped = min(confidence, 0.59 if outcome == LEAD else 0.3)
+    return Decision(outcome, round(capped, 3), tuple(reasons), question,
+                    tuple(sorted(specific(failing))))
 
+
+def _strength(hits, tokens, index, idf) -> tuple[float, bool]:
+    """How strongly the words of the paste point at the top hit: (confidence, enough to answer)."""
+    top = hits[0]
+    if top.signature >= SIGNATURE_OK:
+        return round(min(1.0, 0.8 + 0.2 * top.signature), 3), True
+    evidence = _evidence(hits, tokens, index, idf)
+    return round(max(0.0, min(0.79, 0.6 + (evidence - EVIDENCE_OK) / 2)), 3), evidence >= EVIDENCE_OK
+
+
+def _evidence(hits, tokens, index, idf) -> float:
+    top = hits[0]
+    margin = top.score - (hits[1].score if len(hits) > 1 else 0.0)
+    return (top.dense + COVERAGE_WEIGHT * _coverage(top, tokens, index, idf)
+            + SIGNATURE_COVERAGE_WEIGHT * signature_coverage(top, tokens, idf) + margin)
+
+
+# ---- evidence against the top entry ---------------------------------------------------------
+
+def failing_components(analysis: Analysis) -> frozenset[str]:
+    """Components where the user's error arises: the root error lines, the innermost frames of
+    the traceback, the native backtrace. Not the launch flags or the question: a server started
+    with `--attention-backend flashinfer` does not fail inside flashinfer for that reason."""
+    roots = [e.text for e in analysis.errors if e.kind in ROOT_KINDS][:3]
+    frames = [*analysis.frame_files[-4:], *analysis.frames[-4:], *analysis.native_lines[:12]]
+    found: set[str] = set()
+    for text in (*roots, *frames):
+        found |= components_in(text)
+    return frozenset(found)
+
+
+def context_components(analysis: Analysis) -> frozenset[str]:
+    """Everything the paste names: failing components plus the question, flags and other lines."""
+    found = set(failing_components(analysis))
+    for text in (analysis.question, " ".join(analysis.environment.flags), *analysis.plain_lines,
+                 *(e.text for e in analysis.errors[:20])):
+        found |= components_in(text)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=4096)
+def _entry_components(entry_id: str, title: str, lines: tuple[str, ...], declared: tuple[str, ...]) -> frozenset[str]:
+    found = set(declared)
+    for text in (title, *lines):
+        found |= components_in(text)
+    return frozenset(found)
+
+
+def entry_components(meta: dict) -> frozenset[str]:
+    """What an entry is about: the components its title, error lines and keywords name, plus
+    those it declares (`components:`)."""
+    lines = tuple(meta.get("signatures") or ()) + tuple(meta.get("keywords") or ())
+    return _entry_components(meta.get("id", ""), meta.get("title", ""), lines,
+                             tuple(meta.get("components") or ()))
+
+
+def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
+    """What in the paste the entry does not explain; empty when the entry fits.
+
+    A specific (non-generic) signature line matched on the root error explains it: the frames
+    around it may pass through other libraries. Anything weaker — a generic line, a line other
+    than the root, words without a matched line — must agree with the specifics of the case."""
+    meta = top.meta
+    reasons: list[str] = []
+    if not _explains_root_specifically(top, analysis):
+        if top.signature < SIGNATURE_OK and _has_log(analysis):
+            reasons.append("None of this entry's error lines occurs in your log.")
+        reasons += _root_unexplained(top, analysis)
+        about = entry_components(meta)
+        if (top.signature >= SIGNATURE_OK and not _specific_signatures(top)
+                and not _about_a_generic_line(meta) and not _corroborated(top, analysis)):
+            reasons.append(
+                "It matched only a generic line that many different failures print "
+                f"({_short(top.evidence[0]) if top.evidence else 'an error line'}); nothing else in "
+                "your log ties it to this entry"
+                + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
+        site = _other_emission_site(top, analysis)
+        if site:
+            reasons.append(site)
+        outside = conflicts(failing, about)
+        if outside:
+            reasons.append(f"Your error arises in {_names(outside)}, which this entry is not about"
+                           + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
+    hardware = analysis.environment.hardware
+    wanted = [h for h in meta.get("hardware") or () if h != "any"]
+    if hardware and wanted and hardware not in wanted and not _mentions_hardware(analysis, wanted):
+        reasons.append(f"Your log is from {hardware} hardware; this entry is about {', '.join(wanted)}.")
+    version_note = _version_conflict(meta, analysis.environment.sglang_version)
+    if version_note:
+        reasons.append(version_note)
+    return reasons
+
+
+def _mentions_hardware(analysis: Analysis, wanted) -> bool:
+    """Any sign of the entry's hardware in the paste (a mixed log is not a conflict)."""
+    text = " ".join((analysis.question, *analysis.masked_lines[:2000], *analysis.frame_files,
+                     " ".join(analysis.environment.flags), analysis.environment.gpu or ""))
+    if any(regex.search(text) for name, regex in HARDWARE_HINTS if name in wanted):
+        return True
+    return bool({HARDWARE_COMPONENT.get(h) for h in wanted} & context_components(analysis))
+
+
+HARDWARE_COMPONENT = {"amd": "rocm", "musa": "musa", "ascend": "ascend", "nvidia": "cuda"}
+
+
+def _other_emission_site(top, analysis: Analysis) -> str | None:
+    """The user's root error is an SGLang message raised at another place in SGLang than every
+    message of the entry (the error registry knows where each message comes from)."""
+    if not _has_log(analysis):
+        return None
+    origin = paste_origin(analysis)
+    if origin_agrees(top.meta, origin) is False:
+        return (f"Your error is raised in SGLang's {origin.module}:{origin.function}; this entry's "
+                "error lines come from other places in SGLang.")
+    return None
+
+
+def _has_log(analysis: Analysis) -> bool:
+    """The paste holds log output (an error line, a traceback, a native backtrace), not only the
+    user's description of it."""
+    return bool(analysis.frame_files or analysis.native_lines or root_error(analysis)
+                or any(GLUED_FRAME_RE.search(line) for line in analysis.masked_lines[:400]))
+
+
+# a traceback frame inside a longer line (ray / multiprocessing prefixes glue several together)
+GLUED_FRAME_RE = re.compile(r'File "[^"]+", line ')
+
+
+def _matched_signatures(top) -> list[str]:
+    """The entry's signature lines that occur in the matched evidence: whole (masked), or most of
+    their words on one line (a line quoted inside a sentence, a shortened path)."""
+    lines = [mask(line).lower() for line in top.evidence]
+    line_tokens = [frozenset(tokenize(line)) for line in lines]
+    found = []
+    for sig in top.meta.get("signatures") or ():
+        masked, tokens = masked_signature(sig)
+        if any(masked in line for line in lines) or (len(tokens) >= 4 and any(
+                len(tokens & lt) >= 0.8 * len(tokens) for lt in line_tokens)):
+            found.append(sig)
+    return found
+
+
+def _specific_signatures(top) -> list[str]:
+    """Matched signature lines that say more than a generic failure phrase."""
+    return [sig for sig in _matched_signatures(top) if not is_generic(sig)]
+
+
+def _about_a_generic_line(meta: dict) -> bool:
+    """An entry whose every error line is generic is about that line itself (what a bare
+    `terminated with -3` or a bare illegal memory access means, and how to find the cause)."""
+    sigs = meta.get("signatures") or ()
+    return bool(sigs) and all(is_generic(sig) for sig in sigs)
+
+
+IDENTIFIER_RE = re.compile(r"--[a-z][\w-]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+_\w+\b|\b[\w-]+\.(?:py|so|h|cu|json)\b")
+
+
+def _corroborated(top, analysis: Analysis) -> bool:
+    """Something beyond the generic line ties the paste to the entry: a specific component the
+    entry is about, or an identifier it names (a flag, an env var, a file, a function)."""
+    if specific(entry_components(top.meta)) & context_components(analysis):
+        return True
+    names = set()
+    for text in (*(top.meta.get("keywords") or ()), *(top.meta.get("signatures") or ())):
+        if not is_generic(text):
+            names |= {n.lower() for n in IDENTIFIER_RE.findall(text)}
+    names -= GENERIC_IDENTIFIERS
+    if not names:
+        return False
+    paste = " ".join((analysis.question, " ".join(analysis.environment.flags), *analysis.plain_lines,
+                      *(e.text for e in analysis.errors[:20]), *analysis.frames)).lower()
+    return any(n in paste for n in names)
+
+
+# identifiers every SGLang log or launch command carries: they tie nothing to an entry
+GENERIC_IDENTIFIERS = frozenset({"--model-path", "--tp", "--tp-size", "--port", "--host", "--trust-remote-code",
+                                 "cuda_launch_blocking", "torch_use_cuda_dsa", "--mem-fraction-static",
+                                 "scheduler.py", "model_runner.py", "tp_worker.py", "server_args.py"})
+
+
+def root_error(analysis: Analysis):
+    """The first error that reads like a log line (an exception, or a fatal line that is not a
+    sentence of the user's)."""
+    for e in analysis.errors:
+        if e.kind == "exception" or (e.kind == "fatal" and not looks_like_sentence(e.text)):
+            return e
+    return None
+
+
+def _explains_root_specifically(top, analysis: Analysis) -> bool:
+    if top.signature < SIGNATURE_OK:
+        return False
+    root = root_error(analysis)
+    if not _specific_signatures(top):
+        return False
+    specific_matched = [m for m in top.evidence if not is_generic(m)]
+    if root is None or is_generic(root.text):
+        return True   # the root says only that something failed; a specific line says what
+    return _matches_root(specific_matched, root, analysis)
+
+
+def _matches_root(matched, root, analysis: Analysis) -> bool:
+    """A matched line is the root error, part of it (a wrapper), or an earlier error of the kind
+    that causes it."""
+    if any(root.text == m or (len(m) > 20 and (m in root.text or root.text in m)) for m in matched):
+        return True
+    return any(e.text in matched and e.kind in ROOT_KINDS and e.line_no <= root.line_no
+               for e in analysis.errors)
+
+
+def _root_unexplained(top, analysis: Analysis) -> list[str]:
+    """The first specific error of the paste, when the hit neither matched it nor an earlier
+    error line that could be its cause, nor says the same in other words."""
+    root = root_error(analysis)
+    if root is None or is_generic(root.text):
+        return []
+    if _matches_root(set(top.evidence), root, analysis):
+        return []
+    if _line_coverage(top.meta, root.masked) >= ROOT_COVERAGE_OK:
+        return []   # a paraphrase: the entry's own error line says the same thing in other words
+    shared = specific(components_in(root.text)) & specific(entry_components(top.meta))
+    if shared and top.signature >= SIGNATURE_OK:
+        return []   # another line of the same component's failure, which the entry did match
+    return [f"Your first error, {_short(root.text)}, is not one this entry explains."]
+
+
+def _only_generic(evidence) -> bool:
+    return bool(evidence) and all(is_generic(line) for line in evidence)
+
+
+def _version_conflict(meta: dict, version: str | None) -> str | None:
+    if not version:
+        return None
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        v = Version(Version(version).base_version)
+        affected = meta.get("affected") or ""
+        if affected and not SpecifierSet(affected).contains(v, prereleases=True):
+            return f"This entry is about SGLang {affected}; your log shows {version}."
+        fixed = meta.get("fixed")
+        if fixed and v >= Version(fixed):
+            return f"This problem was fixed in SGLang {fixed}; your log shows {version}."
+    except (InvalidVersion, InvalidSpecifier):
+        return None
+    return None
+
+
+def _line_coverage(meta: dict, masked_root: str) -> float:
+    """Share of the root line's words that the entry's signatures or symptoms contain."""
+    root_tokens = set(tokenize(masked_root.lower()))
+    if not root_tokens:
+        return 0.0
+    entry_tokens: set[str] = set()
+    for line in (*(meta.get("signatures") or ()), *(meta.get("symptoms") or ())):
+        entry_tokens |= masked_signature(line)[1]
+    return len(root_tokens & entry_tokens) / len(root_tokens)
+
+
+def _short(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return f"`{text[:limit]}{'…' if len(text) > limit else ''}`"
+
+
+def _names(components) -> str:
+    return ", ".join(sorted(components))
+
+
+# ---- evidence for the top hit ----------------------------------------------------------------
 
 def signature_coverage(hit, tokens: list[str], idf=None) -> float:
     """How much of the hit's best error line (or symptom) the user's words contain, weighted by

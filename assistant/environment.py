@@ -57,6 +57,60 @@ HARDWARE_HINTS = [
     ("amd", re.compile(r"\bROCm\b|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi", re.I)),
     ("nvidia", re.compile(r"\bNVIDIA\b|\bCUDA\b|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b", re.I)),
 ]
+# Cheap prefilters (plain substring tests, ~0.1 us each) in front of the case-insensitive regexes
+# above, which cost 20-100 us a line: a 200 MB log has ~1.5M lines. Each tuple lists lower-case
+# substrings one of which every match contains; KEEP THEM IN STEP WITH THE REGEX WHEN EDITING IT.
+# They hold for ASCII lines; a non-ASCII line (re.I folds some Unicode letters onto ASCII ones)
+# always runs the regex.
+# The tests run once per line *shape* (every ASCII digit made a 5: the thousands of decode-batch
+# lines of a log have a few dozen shapes), so keys with digits are written in that form.
+HARDWARE_KEYS = {
+    "musa": ("musa", "mtgpu", "mtt", "mccl", "mtshmem", "mt_peermem", "moore threads"),
+    "ascend": ("ascend", "npu", "cann"),
+    "amd": ("rocm", "hip", "mi", "aiter", "gfx5", "hsa_status"),
+    "nvidia": ("nvidia", "cuda", "nccl", "h555", "a555", "h55", "b555"),
+}
+OTHER_SOFTWARE_KEYS = (
+    "vllm", "generation", "tgi", "llama", "ollama", "tensorrt", "tritonserver", "mindie", "deepspeed",
+    "java.lang.", "at com.", "npm err", "node_modules", "webpack", "panic: ", "goroutine", "cargo",
+    "rustc", "keras", "tensorflow", "jax", "celery", "django", "postgres", "mysql", "nginx",
+    "backoff", "redis", "kafka", "mps backend", "diffusers", "comfyui", "trainer", "accelerate launch",
+    "distributeddataparallel", "fsdp", "lightning", "loss.backward", "optimizer.step", "training ",
+    "fine",
+)
+SGLANG_HINT_KEYS = ("sgl", "launch_server", "/srt/", "tp", "scheduler", "dataparallelcontroller", "detokenizer")
+# every GPU name GPU_RE captures contains one of these, in shape form (case-sensitive, like GPU_RE)
+GPU_NAME_HINT_RE = re.compile(r"[ABHL]55|RTX|RX|GB5|T5|V555|MI5|W5555|R5555|MTT|Ascend|Atlas")
+CUDA_TOOLKIT_KEYS = ("CUDA", "NVCC", "Cuda compilation", "/usr/local/cuda-")   # case-sensitive
+DIGITS_TO_FIVE = str.maketrans("0123456789", "5555555555")
+MAX_SHAPES = 50000
+_CUDA, _GPU, _SGLANG_HINT, _OTHER = 1, 2, 4, 8
+_HARDWARE_BIT = {name: 16 << i for i, name in enumerate(HARDWARE_KEYS)}
+_ALL = (1 << (4 + len(HARDWARE_KEYS))) - 1
+
+
+# the only HARDWARE_HINTS alternatives that name a digit literally (gfx9.., H100, ...), in shape form
+HARDWARE_DIGIT_KEYS = ("gfx5", "h55", "a555", "b555")
+
+
+def _possible(shape: str) -> tuple[int, str | None]:
+    """Which of the regexes below could match a line of this shape (a bit each), and the hardware
+    vote of every line of this shape ("" for none; None when it depends on the digits)."""
+    low = shape.lower()
+    if not low.isascii():
+        return _ALL, None   # re.I folds some Unicode letters onto ASCII ones: no shortcut
+    bits = _CUDA if any(key in shape for key in CUDA_TOOLKIT_KEYS) else 0
+    bits |= _GPU if GPU_NAME_HINT_RE.search(shape) else 0
+    bits |= _SGLANG_HINT if any(key in low for key in SGLANG_HINT_KEYS) else 0
+    bits |= _OTHER if any(key in low for key in OTHER_SOFTWARE_KEYS) else 0
+    for name, keys in HARDWARE_KEYS.items():
+        bits |= _HARDWARE_BIT[name] if any(key in low for key in keys) else 0
+    vote = None
+    if not any(key in low for key in HARDWARE_DIGIT_KEYS):
+        # what is left of the regexes treats every digit alike (\b, \d, \w): the shape decides
+        vote = next((name for name, regex in HARDWARE_HINTS
+                     if bits & _HARDWARE_BIT[name] and regex.search(shape)), "")
+    return bits, vote
 SERVER_ARGS_KEYS = (
     "tp_size", "dp_size", "ep_size", "pp_size", "nnodes", "enable_dp_attention", "attention_backend",
     "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "disaggregation_mode",
@@ -101,19 +155,30 @@ class EnvironmentReader:
     user_names: dict[str, int] = field(default_factory=dict)
     mentions_sglang: bool = False
     server_args: str | None = None
+    shapes: dict[str, tuple] = field(default_factory=dict)   # line shape -> _possible(shape)
 
-    def read(self, line: str) -> None:
+    def read(self, line: str, shape: str | None = None) -> None:
+        """Take in one line; `shape` is the line with every ASCII digit made a 5, if the caller
+        has it already."""
         env = self.env
-        if "sglang" in line.lower() and "sglang_version" not in env:
+        low = line.lower()
+        shape = line.translate(DIGITS_TO_FIVE) if shape is None else shape
+        known = self.shapes.get(shape)
+        if known is None:
+            known = _possible(shape)
+            if len(self.shapes) < MAX_SHAPES:
+                self.shapes[shape] = known
+        possible, vote = known
+        if "sglang" in low and "sglang_version" not in env:
             v = _first(SGLANG_VERSION_RES, line)
             if v:
                 env["sglang_version"] = v
-        low = line.lower()
         if ("torch" in low) and "torch_version" not in env:
             v = _first(TORCH_VERSION_RES, line)
             if v and not v.startswith(("0.", "1.0")):
                 env["torch_version"] = v
-        if "cuda" in low or "nvcc" in low:
+        # CUDA_TOOLKIT_RES are case-sensitive: "cuda graph" in every decode line cannot match
+        if possible & _CUDA:
             v = _first(CUDA_TOOLKIT_RES, line)
             if v and ("cuda_version" not in env or "release" in line):
                 env["cuda_version"] = v
@@ -121,20 +186,22 @@ class EnvironmentReader:
             v = _first(FLASHINFER_VERSION_RES, line)
             if v:
                 env["flashinfer_version"] = v
-        if "gpu" not in env and GPU_CONTEXT_RE.search(line):
+        if "gpu" not in env and possible & _GPU and GPU_CONTEXT_RE.search(line):
             m = GPU_RE.search(line)
             if m:
                 env["gpu"] = " ".join(m.group(1).split())
-        for name, regex in HARDWARE_HINTS:
-            if regex.search(line):
-                self.hardware_votes[name] = self.hardware_votes.get(name, 0) + 1
-                break
+        if vote is None:
+            vote = next((name for name, regex in HARDWARE_HINTS
+                         if possible & _HARDWARE_BIT[name] and regex.search(line)), "")
+        if vote:
+            self.hardware_votes[vote] = self.hardware_votes.get(vote, 0) + 1
         if ("--" in line or "SGL" in line) and len(self.user_names) < 200:
             for name in USER_NAME_RE.findall(line):
                 self.user_names[name.split("=")[0]] = 1
-        if not self.mentions_sglang and SGLANG_HINT_RE.search(NEGATED_SGLANG_RE.sub(" ", line)):
+        if not self.mentions_sglang and possible & _SGLANG_HINT \
+                and SGLANG_HINT_RE.search(NEGATED_SGLANG_RE.sub(" ", line)):
             self.mentions_sglang = True
-        if len(self.other_software) < 8:
+        if len(self.other_software) < 8 and possible & _OTHER:
             for m in OTHER_SOFTWARE_RE.finditer(line):
                 self.other_software[m.group(0).lower()] = 1
         if "ServerArgs(" in line and self.server_args is None:

@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from assistant.errors import AssistantError
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS feedback (
     answer_key   TEXT PRIMARY KEY,   -- surface-specific id of the answer shown (message ts, uuid)
@@ -47,10 +49,22 @@ class FeedbackRow:
     user: str | None
 
 
+class FeedbackUnavailable(AssistantError):
+    """The feedback database cannot be opened (corrupt, not a database, unwritable folder)."""
+
+
 class FeedbackStore:
     def __init__(self, path: Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._create()
+        except (sqlite3.DatabaseError, OSError) as exc:
+            raise FeedbackUnavailable(
+                f"the feedback database {self.path} is unreadable ({exc}): move it aside with "
+                f"`mv {self.path} {self.path}.broken` (a new one is made on the next start)") from exc
+
+    def _create(self) -> None:
         with self._connect() as db:
             db.executescript(SCHEMA)
             # WAL lets the UI and the Slack bot read while one writes. The mode is stored in the

@@ -20,7 +20,9 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "kb" / "sglang_flags.json"
+from assistant.resources import kb_file
+
+DEFAULT_PATH = kb_file("sglang_flags.json")  # the checkout's kb/, else the one installed with the package
 
 SGLANG_ENV_PREFIXES = ("SGLANG_", "SGL_")
 OUT_OF_SCOPE_NOTE = "not an SGLang variable; not checked"

@@ -12,6 +12,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from assistant.components import BY_NAME as _COMPONENTS
+
 AREAS = (
     "startup", "install", "cuda-nccl", "multinode", "memory", "pd-disaggregation", "router",
     "moe-deepep", "quantization", "structured-output", "api", "multimodal", "performance",
@@ -19,6 +21,7 @@ AREAS = (
 )
 CONFIDENCES = ("high", "medium-high", "medium", "low-medium", "medium-low", "low")
 HARDWARE = ("any", "nvidia", "amd", "musa", "ascend")
+COMPONENT_NAMES = frozenset(_COMPONENTS)
 ID_RE = re.compile(r"^[a-z0-9]+([.-][a-z0-9]+)*$")  # kebab-case; dots for versions (flashinfer-0.0.3-...)
 FRONT_MATTER_RE = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)(.*)\Z", re.S)
 
@@ -70,6 +73,8 @@ class Entry:
     sources: tuple[Source, ...]
     notes: str = ""
     path: str = ""
+    components: tuple[str, ...] = ()   # what the entry is about, beyond what its lines name
+
 
     @property
     def source_labels(self) -> list[str]:
@@ -85,8 +90,8 @@ class Entry:
                                  s.get("caveat")) for s in d["fix"])
         d["wrong_advice"] = tuple(WrongAdvice(**w) for w in d["wrong_advice"])
         d["sources"] = tuple(Source(**s) for s in d["sources"])
-        for key in ("signatures", "symptoms", "keywords", "hardware", "verify"):
-            d[key] = tuple(d[key])
+        for key in ("signatures", "symptoms", "keywords", "hardware", "verify", "components"):
+            d[key] = tuple(d.get(key) or ())
         return cls(**d)
 
     def search_text(self) -> str:
@@ -100,6 +105,7 @@ class Entry:
 class CheckReport:
     entries: list[Entry] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # "path: what is wrong"
+    warnings: list[str] = field(default_factory=list)  # "path: what looks wrong" (does not fail)
 
     @property
     def ok(self) -> bool:
@@ -202,7 +208,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         if not meta.get(key):
             raise EntryError(f"missing required field '{key}'")
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
-             "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources"}
+             "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -217,6 +223,11 @@ def parse_entry(text: str, path: str = "") -> Entry:
     bad_hw = [h for h in hardware if h not in HARDWARE]
     if bad_hw:
         raise EntryError(f"hardware {bad_hw} not in {', '.join(HARDWARE)}")
+    components = _str_list(meta.get("components"), "components")
+    bad_components = [c for c in components if c not in COMPONENT_NAMES]
+    if bad_components:
+        raise EntryError(f"components {bad_components} not among the known components "
+                         f"({', '.join(sorted(COMPONENT_NAMES))})")
     versions = meta.get("versions") or {}
     if not isinstance(versions, dict):
         raise EntryError("'versions' must be a mapping with 'affected' and/or 'fixed'")
@@ -248,6 +259,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         sources=_sources(meta["sources"]),
         notes=match.group(2).strip(),
         path=path,
+        components=components,
     )
 
 
@@ -266,10 +278,12 @@ def load_entries(entries_dir: Path) -> list[Entry]:
     return out
 
 
-def check_entries(entries_dir: Path, registry=None) -> CheckReport:
+def check_entries(entries_dir: Path, registry=None, messages=None) -> CheckReport:
     """Validate every entry: schema, unique ids, file name = id, sources, and (with a flag
     registry) that fix steps name only SGLang flags / env vars that exist in the versions
-    the step applies to, and that version boundaries written next to a name agree with it."""
+    the step applies to, and that version boundaries written next to a name agree with it.
+    With the message registry (`assistant.origin.ErrorRegistry`), warn about signatures that
+    look like SGLang's messages but match none in the entry's versions."""
     report = CheckReport()
     files = entry_files(entries_dir)
     if not files:
@@ -293,6 +307,11 @@ def check_entries(entries_dir: Path, registry=None) -> CheckReport:
         if registry is not None:
             report.errors.extend(f"{path}: {msg}" for msg in unknown_names_in_fix(entry, registry))
             report.errors.extend(f"{path}: {msg}" for msg in stated_boundaries(entry, registry))
+        if messages is not None:
+            from assistant.origin_check import signature_warnings
+
+            report.warnings.extend(f"{path}: {msg}" for msg in
+                                   signature_warnings(entry.signatures, entry.affected, messages))
         report.entries.append(entry)
     return report
 

@@ -12,9 +12,12 @@ What it takes care of, so callers do not:
   then no response_format (the prompt asks for JSON). What worked is remembered;
 - reasoning models: `<think>...</think>` is cut out of the content and `reasoning_content`
   (SGLang's --reasoning-parser) is kept apart; only answer text reaches `on_token`;
-- explicit timeouts (connect, per read, and a deadline for the whole answer) and one retry
-  of a failed connection or a 5xx, never of a request that timed out;
-- every failure becomes `EndpointError` with a one-line message for the user.
+- explicit timeouts: connect, per read, and `timeout` as a deadline for the whole chat() call
+  (format fallbacks and retries included), kept by a watchdog that cuts the connection whatever
+  the server sends: SSE keep-alive comments or empty chunks reset a read timeout, not the deadline;
+- one retry of a failed connection or a 5xx, never of a request that timed out;
+- every failure becomes `EndpointError` with a one-line message for the user, secrets scrubbed
+  (`assistant.redact`): an error page may repeat the request's Authorization header.
 
 `openai` is imported inside the functions that need it: `ask --no-llm` never pays for it.
 """
@@ -24,6 +27,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -32,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from assistant.errors import EndpointError
+from assistant.redact import redact
 
 DEFAULT_ENDPOINT = "http://127.0.0.1:30000/v1"
 HEALTH_TIMEOUT = 2.0         # seconds; a healthy server answers /health at once, even when busy
@@ -59,6 +65,45 @@ class ChatStats:
     prompt_tokens: int | None      # as the server counted them, when it says
     completion_tokens: int | None
     finish_reason: str | None
+
+
+class _Deadline:
+    """The end of one chat() call. `watch(response)` arms a timer that shuts the response's socket
+    down at the deadline, which ends a read blocked on a server that only sends keep-alives."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+        self.expired = False
+        self._timers: list[threading.Timer] = []
+
+    def remaining(self) -> float:
+        return self.at - time.monotonic()
+
+    def passed(self) -> bool:
+        return self.expired or self.remaining() <= 0
+
+    def watch(self, response) -> None:
+        timer = threading.Timer(max(0.0, self.remaining()), self._cut, (response,))
+        timer.daemon = True
+        timer.start()
+        self._timers.append(timer)
+
+    def cancel(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
+
+    def _cut(self, response) -> None:
+        self.expired = True
+        stream = getattr(response, "extensions", {}).get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        try:
+            if sock is not None:
+                sock.shutdown(socket.SHUT_RDWR)   # wakes the reader at once; close() would not
+            else:
+                response.close()
+        except OSError:
+            pass
 
 
 class _FormatRejected(Exception):
@@ -240,14 +285,28 @@ class SGLangClient:
              on_token: Callable[[str], None] | None = None,
              max_tokens: int | None = None) -> tuple[str, str]:
         """Stream one chat completion; -> (answer content, reasoning). `on_token` receives the
-        answer text as it arrives (never the reasoning). Raises EndpointError."""
+        answer text as it arrives (never the reasoning). The whole call ends by `timeout`
+        seconds. Raises EndpointError, its message scrubbed of secrets."""
+        deadline = _Deadline(self.timeout)
+        try:
+            return self._chat(messages, schema, on_token, max_tokens, deadline)
+        except EndpointError as exc:
+            raise EndpointError(self.scrub(str(exc))) from exc
+        finally:
+            deadline.cancel()
+
+    def scrub(self, text: str) -> str:
+        """`text` without the API key or any other secret (server text can repeat them)."""
+        return redact(text, secrets=[self.api_key])
+
+    def _chat(self, messages, schema, on_token, max_tokens, deadline: _Deadline) -> tuple[str, str]:
         if schema is None:
-            return self._chat_with_retries(messages, "prompt", None, on_token, max_tokens)
+            return self._chat_with_retries(messages, "prompt", None, on_token, max_tokens, deadline)
         start = RESPONSE_FORMATS.index(self.response_format) if self.response_format else 0
         rejected = []
         for kind in RESPONSE_FORMATS[start:]:
             try:
-                result = self._chat_with_retries(messages, kind, schema, on_token, max_tokens)
+                result = self._chat_with_retries(messages, kind, schema, on_token, max_tokens, deadline)
             except _FormatRejected as exc:
                 rejected.append(f"{kind}: {exc}")
                 continue
@@ -256,7 +315,8 @@ class SGLangClient:
         raise EndpointError(f"the LLM server at {self.base_url} refused the request "
                             f"({rejected[-1][:160]})")
 
-    def _chat_with_retries(self, messages, kind, schema, on_token, max_tokens) -> tuple[str, str]:
+    def _chat_with_retries(self, messages, kind, schema, on_token, max_tokens,
+                           deadline: _Deadline) -> tuple[str, str]:
         import openai
 
         retryable = (openai.InternalServerError, openai.RateLimitError, openai.APIConnectionError)
@@ -269,7 +329,7 @@ class SGLangClient:
 
         for attempt in range(self.max_retries + 1):
             try:
-                return self._stream(messages, kind, schema, forward, max_tokens)
+                return self._stream(messages, kind, schema, forward, max_tokens, deadline)
             except _FormatRejected:
                 raise
             except EndpointError:
@@ -277,32 +337,40 @@ class SGLangClient:
             except openai.APITimeoutError as exc:   # a slow model stays slow: do not retry
                 raise self._endpoint_error(exc) from exc
             except retryable as exc:
+                if deadline.passed():
+                    raise self._deadline_error(streamed) from exc
                 if streamed or attempt >= self.max_retries:
                     raise self._endpoint_error(exc) from exc
                 self._health = None
                 time.sleep(RETRY_BACKOFF * (attempt + 1))
             except Exception as exc:  # noqa: BLE001 - garbage, protocol errors: the endpoint's fault
+                if deadline.passed():
+                    raise self._deadline_error(streamed) from exc
                 raise self._endpoint_error(exc) from exc
         raise EndpointError(f"the LLM server at {self.base_url} failed")  # not reached
 
-    def _stream(self, messages, kind, schema, forward, max_tokens) -> tuple[str, str]:
+    def _stream(self, messages, kind, schema, forward, max_tokens, deadline: _Deadline) -> tuple[str, str]:
         import openai
 
         started = time.monotonic()
-        deadline = started + self.timeout
+        if deadline.passed():
+            raise self._deadline_error([])
         body = {"stream_options": {"include_usage": True}}
         fmt = response_format_for(kind, schema) if schema else None
         if fmt:
             body["response_format"] = fmt
         model = self.model
+        left = max(0.05, deadline.remaining())
         try:
             stream = self._client().chat.completions.create(
                 model=model, messages=messages, stream=True, temperature=TEMPERATURE,
-                max_tokens=max_tokens or self.max_tokens, extra_body=body)
+                max_tokens=max_tokens or self.max_tokens, extra_body=body,
+                timeout=openai.Timeout(left, connect=min(CONNECT_TIMEOUT, left)))
         except openai.APIStatusError as exc:
             if fmt and _rejects_format(exc):
                 raise _FormatRejected(_error_message(exc)) from exc
             raise
+        deadline.watch(stream.response)
         splitter = ThinkSplitter()
         answer, reasoning = [], []
         first_token = finish = usage = None
@@ -321,9 +389,10 @@ class SGLangClient:
                         answer.append(text)
                         forward(text)
                     finish = choice.finish_reason or finish
-                if time.monotonic() > deadline:
-                    raise EndpointError(f"the model at {self.base_url} was still writing after "
-                                        f"{self.timeout:.0f}s: raise --timeout or use a faster model")
+                if deadline.passed():
+                    raise self._deadline_error(answer)
+        if deadline.expired:   # the watchdog ended the stream: what arrived is cut short
+            raise self._deadline_error(answer)
         content, inline_thought = split_reasoning("".join(answer) + splitter.pending)
         self.last_stats = ChatStats(
             model=model, response_format=kind, first_token_s=first_token,
@@ -339,6 +408,13 @@ class SGLangClient:
         return content, thoughts
 
     # ---- errors --------------------------------------------------------------------------------
+
+    def _deadline_error(self, written: list[str]) -> EndpointError:
+        if any(written):
+            return EndpointError(f"the model at {self.base_url} was still writing after "
+                                 f"{self.timeout:g}s: raise --timeout or use a faster model")
+        return EndpointError(f"the LLM server at {self.base_url} sent no answer within "
+                             f"{self.timeout:g}s: raise --timeout or check the server's log")
 
     def _endpoint_error(self, exc: Exception) -> EndpointError:
         """One line for the user: what happened and what to do."""

@@ -9,8 +9,11 @@
    (`assistant.verify`): citations, flags against the registry, links, destructive commands,
    wrong advice, filler, support in the sources. `Answer.changes` lists every change.
 4. Failure (endpoint down, timeout, 5xx, garbage, no parsable JSON) returns the extractive
-   answer with a one-line `note`. When retrieval abstained the model is not asked at all: with
-   no matching entry it could only guess a fix.
+   answer with a one-line `note`.
+5. A lead or unknown (no known fix matched) with an error in the paste: the model is told so and
+   asked only to explain the root error (`explain_unmatched`); its explanation is verified, kept
+   apart in `Answer.explanation`, labelled "not from the knowledge base", and the outcome stays
+   as decided (no fix). With no error line, or a how-to question, the model is not asked.
 """
 
 from __future__ import annotations
@@ -48,8 +51,10 @@ def answer_with_llm(client, retrieval: Retrieval, extractive_answer: Answer, reg
     """The model's answer to the user's case, verified; the extractive answer with a `note`
     when the model is not asked (abstention) or cannot be used."""
     if retrieval.abstain or not retrieval.hits:
-        return _with_note(extractive_answer, "no knowledge-base entry matches well enough, so the "
-                                             "model was not asked to guess a fix")
+        if not retrieval.analysis.errors or retrieval.decision.question:
+            return _with_note(extractive_answer, "no knowledge-base entry matches well enough, so the "
+                                                 "model was not asked to guess a fix")
+        return explain_unmatched(client, retrieval, extractive_answer, registry, index, history)
     prompt = build_prompt(retrieval, index, registry, history)
     verifier = Verifier(prompt, retrieval, registry)
     stream = VerifiedStream(verifier, on_token, chinese=prompt.language == "Chinese") if on_token else None
@@ -88,3 +93,40 @@ def answer_with_llm(client, retrieval: Retrieval, extractive_answer: Answer, reg
         extractive_answer, diagnosis=diagnosis, fix=fix,
         warnings=_merge_warnings(checked.warnings, extractive_answer.warnings),
         citations=citations, mode="llm", changes=changes, note=None)
+
+
+UNMATCHED_NOTE = ("The model's reading of the root error is not from the knowledge base: no known "
+                  "fix matched this error, so none is given.")
+
+
+def explain_unmatched(client, retrieval: Retrieval, extractive_answer: Answer, registry, index,
+                      history: list[dict] | None = None) -> Answer:
+    """A lead or unknown with an error in the paste: the model explains the root error from the
+    trace, verified like any answer, and labelled as not from the knowledge base. The outcome
+    stays as decided: whatever fix steps or advice the model writes are dropped, so a lead never
+    becomes a fix. Not streamed: a preview could show steps that are then dropped."""
+    prompt = build_prompt(retrieval, index, registry, history)
+    verifier = Verifier(prompt, retrieval, registry)
+    try:
+        content, _reasoning = client.chat(prompt.messages, schema=ANSWER_SCHEMA,
+                                          max_tokens=ANSWER_MAX_TOKENS)
+    except EndpointError as exc:
+        return _with_note(extractive_answer, f"{exc}; answered from the knowledge base alone")
+    try:
+        draft = parse_draft(content)
+    except ValueError:
+        return _with_note(extractive_answer, "the model's reply was not the JSON answer asked for; "
+                                             "answered from the knowledge base alone")
+    # only the explanation is used, so only it is verified (the same checks as any diagnosis);
+    # the fix steps and advice are dropped unread, their text is not repeated anywhere
+    checked = verifier.diagnosis(draft.diagnosis)
+    changes = list(checked.changes)
+    if draft.fix or draft.warnings:
+        changes.append("The model's fix steps and advice were not shown: no known fix matched this "
+                       "error, so the answer gives none.")
+    if not checked.text:
+        return _with_note(extractive_answer, "the model's explanation did not survive verification; "
+                                             "answered from the knowledge base alone")
+    return dataclasses.replace(extractive_answer, explanation=checked.text, mode="llm",
+                               changes=changes, note=UNMATCHED_NOTE,
+                               warnings=_merge_warnings(extractive_answer.warnings, checked.warnings))

@@ -57,14 +57,15 @@ def lines_from_text(text: str) -> list[str]:
     return text.splitlines()
 
 
-def analyze_file(path: Path) -> Analysis:
-    """Triage a log file as a stream (a 50 MB log is never read whole)."""
+def analyze_file(path: Path, progress: Callable[[int, int], None] | None = None) -> Analysis:
+    """Triage a log file as a stream (a 200 MB log is never read whole); `progress(lines,
+    characters)` is passed on to analyze_lines."""
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
     with handle:
-        return analyze_lines(lines_from_bytes(handle))
+        return analyze_lines(lines_from_bytes(handle), progress)
 
 
 class Assistant:

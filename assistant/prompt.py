@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.answer import _version_ok as version_applies
+from assistant.provenance import origin_citation, origin_lines, paste_origin
 from assistant.retrieve import Hit, Retrieval
 from assistant.text import has_cjk, tokenize
 
@@ -30,6 +31,7 @@ MAX_SOURCES = 3
 CHARS_PER_TOKEN = 2.9
 RUNNER_UP_RATIO = 0.6      # a runner-up is shown when it scores >= this share of the top hit
 MIN_SOURCE_TOKENS = 150    # less than this left: a runner-up would be a bare title
+ORIGIN_BUDGET = 260        # the emitting code of the root error, taken out of SOURCES_BUDGET
 
 ANSWER_SCHEMA = {
     "type": "object",
@@ -155,7 +157,10 @@ def _entry_urls(hit: Hit) -> tuple[list[str], list[str]]:
 def _unit_text(hit: Hit, index, query_tokens: set[str], budget: int) -> str:
     """A document's or an issue's chunks that share most with the query, within `budget`."""
     if index is None or hit.unit_id not in getattr(index, "unit_by_id", {}):
-        return hit.meta.get("resolution") or hit.meta.get("summary") or ""
+        resolution = hit.meta.get("resolution")
+        if isinstance(resolution, dict):
+            resolution = resolution.get("summary")
+        return resolution or hit.meta.get("summary") or ""
     unit = index.units[index.unit_by_id[hit.unit_id]]
     chunks = [index.chunk_text(row) for row in unit.chunk_rows]
     ranked = sorted(chunks, key=lambda c: -len(query_tokens & set(tokenize(c))))
@@ -247,9 +252,49 @@ def answer_language(retrieval: Retrieval, history: list[dict] | None) -> str | N
     return "Chinese" if has_cjk(question or "") else None
 
 
+def origin_source(retrieval: Retrieval, budget: int = ORIGIN_BUDGET) -> SourceBlock | None:
+    """The SGLang code that emits the user's root error (`assistant.provenance`), as a source the
+    model may cite as origin:<module>:<function>: the site, the condition, the releases and the
+    source lines around it. None when the error is not an SGLang message."""
+    origin = paste_origin(retrieval.analysis)
+    if origin is None or not origin.is_sglang:
+        return None
+    citation = origin_citation(origin)
+    head = f'<source id="{citation}">'
+    site, *facts = origin_lines(origin)
+    when = [line for line in facts if line.startswith("when: ")]
+    body = ["Where the error is emitted (SGLang's own code, from the release wheels):", site, *when]
+    if origin.context:   # the code first: clipping drops the release facts before it
+        body.append(f"Code ({origin.path}):\n{origin.context}")
+    body += [line for line in facts if line not in when]
+    room = budget - estimate_tokens(head + "</source>") - 4
+    text = f"{head}\n{as_data(clip_to_tokens(chr(10).join(body), room))}\n</source>"
+    return SourceBlock(citation, citation, [], [], text)
+
+
+NO_KNOWN_FIX = {
+    "lead": "No known fix in the knowledge base matched this error: the source given is only a lead, "
+            "not confirmed, and is not the fix.",
+    "unknown": "No known fix in the knowledge base matched this error, and no source explains it.",
+}
+NO_KNOWN_FIX_WITH_ORIGIN = "No known fix in the knowledge base matched this error."
+EXPLAIN_ONLY = ("Explain from the TRACE what the root error means and in which component it arises, "
+                "in one to three sentences. Give no fix steps (\"fix\": []).")
+
+
 def build_prompt(retrieval: Retrieval, index=None, registry=None,
                  history: list[dict] | None = None) -> Prompt:
-    sources = select_sources(retrieval, index, registry)
+    """The prompt for the user's case. When the outcome is not a fix (a lead or unknown), the model
+    is told that no known fix matched and asked only to explain the root error; an unknown gets
+    no sources (the closest entries are not a match), a lead its one entry."""
+    outcome = retrieval.outcome
+    origin = origin_source(retrieval)
+    budget = SOURCES_BUDGET - (estimate_tokens(origin.text) if origin else 0)
+    sources = select_sources(retrieval, index, registry, budget)
+    if outcome != "fix":
+        sources = sources[:1] if outcome == "lead" else []
+    if origin:   # the KB's sources first: the first source is the fallback citation
+        sources.append(origin)
     trace = render_trace(retrieval)
     conversation = render_history(history)
     question = clip_to_tokens(retrieval.analysis.question.strip(), QUESTION_BUDGET) or DEFAULT_QUESTION
@@ -260,6 +305,12 @@ def build_prompt(retrieval: Retrieval, index=None, registry=None,
         parts.append("<conversation>\n" + as_data(conversation) + "\n</conversation>")
     parts.append("<question>\n" + as_data(question) + "\n</question>")
     ask = "Answer the question for the user's case, following the rules."
+    if outcome in NO_KNOWN_FIX:
+        known = NO_KNOWN_FIX[outcome] if not origin or outcome == "lead" else NO_KNOWN_FIX_WITH_ORIGIN
+        ask = f"{known} {EXPLAIN_ONLY}"
+    if origin:
+        ask += (f" The source {origin.citation} is the SGLang code that emits the root error: "
+                "use its condition to explain when the error happens, and cite it if you do.")
     if language == "Chinese":
         ask += " Write the diagnosis, fix and warnings in Chinese (用中文回答)."
     parts.append(ask + " Reply with the JSON object only.")

@@ -1,8 +1,13 @@
-"""Render an Answer for a terminal (or any plain-text surface): Markdown-ish, readable uncoloured."""
+"""Render an Answer for a terminal (or any plain-text surface): Markdown-ish, readable uncoloured.
+
+The first line is the outcome (`FIX`, `LEAD (not confirmed)`, `UNKNOWN: not a known problem`); a
+lead or unknown shows why, the root error, where it arises and what to collect, never a fix."""
 
 from __future__ import annotations
 
 from assistant.answer import Answer
+from assistant.control_chars import neutralize_data
+from assistant.provenance import dependency_sentence, origin_lines
 
 _BOLD, _DIM, _RED, _YELLOW, _GREEN, _CYAN, _RESET = (
     "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[36m", "\x1b[0m")
@@ -26,22 +31,67 @@ def _detected_line(answer: Answer) -> str:
     return ", ".join(parts)
 
 
+_OUTCOME_COLOR = {"fix": _GREEN, "lead": _YELLOW, "unknown": _YELLOW}
+
+
+def where_line(answer: Answer) -> str:
+    """Where the user's error arises: the failing components and the innermost frame's module."""
+    parts = []
+    if answer.failing_components:
+        parts.append(", ".join(answer.failing_components))
+    if answer.failing_module:
+        parts.append(f"innermost frame in {answer.failing_module}")
+    return "; ".join(parts)
+
+
+def provenance_lines(answer: Answer, c) -> list[str]:
+    """"Where it comes from:" (the emitting SGLang site, or the other library) and, for a lead or
+    unknown, the dependency pin: the facts the registries give even when no entry matched."""
+    out: list[str] = []
+    if answer.origin is not None:
+        first, *rest = origin_lines(answer.origin)
+        out += [c(_BOLD, "Where it comes from: ") + first] + [f"  {line}" for line in rest]
+    if answer.dependency is not None and answer.abstained:
+        out += ([""] if out else []) + [c(_BOLD, "Dependency: ") + dependency_sentence(answer.dependency)]
+    return out
+
+
+def _not_confirmed_lines(answer: Answer, detected: str, c) -> list[str]:
+    """A lead or unknown: where the error comes from first, what is known and what to collect, no
+    fix."""
+    known = provenance_lines(answer, c)
+    out = known + ([""] if known else []) + [answer.diagnosis]
+    if answer.reasons:
+        title = "Why it is only a lead:" if answer.outcome == "lead" else "Why there is no fix:"
+        out += ["", c(_BOLD, title)] + [f"  - {r}" for r in answer.reasons]
+    if answer.confirm_if:
+        out += ["", c(_BOLD, "It would apply if your log also shows:")] + [f"  > {line}" for line in answer.confirm_if]
+    if answer.primary_error:
+        out += ["", c(_BOLD, "The root error in your log:"), f"  {answer.primary_error}"]
+    where = where_line(answer)
+    if where:
+        out += ["", c(_BOLD, "Where it arises: ") + where]
+    if detected:
+        out += ["", c(_BOLD, "Detected: ") + detected]
+    if answer.explanation:
+        out += ["", c(_BOLD, "The model's reading of the error (not from the knowledge base):"),
+                f"  {answer.explanation}"]
+    if answer.next_steps:
+        out += ["", c(_BOLD, "Collect or try next:")] + [f"  - {s}" for s in answer.next_steps]
+    return out
+
+
 def render_text(answer: Answer, color: bool = False) -> str:
     def c(code: str, text: str) -> str:
         return f"{code}{text}{_RESET}" if color else text
 
-    out: list[str] = []
+    answer = neutralize_data(answer)   # escapes from a paste or the model: only our colours reach the terminal
+    out: list[str] = [c(_OUTCOME_COLOR.get(answer.outcome, _YELLOW) + _BOLD, answer.headline)]
     if answer.note:
         out.append(c(_DIM, f"note: {answer.note}"))
     detected = _detected_line(answer)
     if answer.abstained:
-        out.append(c(_YELLOW + _BOLD, "No confident match in the knowledge base."))
-        out.append(answer.diagnosis)
-        if answer.primary_error:
-            out += ["", c(_BOLD, "The error that matters in your log:"), f"  {answer.primary_error}"]
-        if detected:
-            out += ["", c(_BOLD, "Detected: ") + detected]
-        out += ["", c(_BOLD, "Collect next:")] + [f"  - {s}" for s in answer.next_steps]
+        out += _not_confirmed_lines(answer, detected, c)
     else:
         top = answer.matches[0] if answer.matches else None
         if top:
@@ -55,6 +105,9 @@ def render_text(answer: Answer, color: bool = False) -> str:
         if detected:
             out += ["", c(_BOLD, "Detected: ") + detected]
         out += ["", c(_BOLD, "What went wrong:"), f"  {answer.diagnosis}"]
+        known = provenance_lines(answer, c)
+        if known:
+            out += [""] + known
         if answer.fix:
             out += ["", c(_BOLD, "Fix:")]
             for i, step in enumerate(answer.fix, 1):

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from assistant.decision import SIGNATURE_OK, decide
+from assistant.decision import SIGNATURE_OK, Decision, decide
 from assistant.index import Index
 from assistant.term_weights import index_idf, masked_signature, max_idf
 from assistant.text import mask, tokenize
@@ -49,10 +49,21 @@ class Hit:
 @dataclass(frozen=True)
 class Retrieval:
     hits: tuple[Hit, ...]
-    confidence: float       # 0..1, calibrated on the dev cases
-    abstain: bool
+    decision: Decision      # fix / lead / unknown, and why
     analysis: Analysis
     similar: tuple[Hit, ...] = ()   # the closest GitHub issues, listed under the answer
+
+    @property
+    def confidence(self) -> float:   # 0..1, calibrated on the dev cases
+        return self.decision.confidence
+
+    @property
+    def abstain(self) -> bool:       # no fix is shown: the outcome is a lead or unknown
+        return self.decision.abstain
+
+    @property
+    def outcome(self) -> str:
+        return self.decision.outcome
 
 
 IDENTIFIER_BOOST = 0.3   # a paraphrase that keeps an identifier of the error (`cuda_fp8.h`)
@@ -249,14 +260,17 @@ class Retriever:
         hits = [replace(h, evidence=tuple(analysis.original(ln) for ln in h.evidence)) for h in hits[:k]]
         hits = [h if h.evidence else replace(h, evidence=tuple(_overlap_evidence(h, analysis, line_tokens)))
                 for h in hits[:k]]
-        confidence, abstain = decide(hits, tokens, self.index, analysis, self._idf)
-        if abstain and hits and hits[0].kind != "issue" and similar and similar[0].signature >= SIGNATURE_OK:
+        decision = decide(hits, tokens, self.index, analysis, self._idf)
+        if decision.top:
+            hits = [hits[decision.top], *hits[:decision.top], *hits[decision.top + 1:]]
+            decision = replace(decision, top=0)
+        if decision.abstain and hits and hits[0].kind != "issue" and similar and similar[0].signature >= SIGNATURE_OK:
             # no entry is confident, but a report shows the user's exact error line: answer with it
             ranked = [similar[0], *[h for h in hits if h.unit_id != similar[0].unit_id]][:k]
-            issue_confidence, issue_abstain = decide(ranked, tokens, self.index, analysis, self._idf)
-            if not issue_abstain:
-                hits, confidence, abstain = ranked, issue_confidence, issue_abstain
-        return Retrieval(tuple(hits), confidence, abstain, analysis, similar)
+            issue_decision = decide(ranked, tokens, self.index, analysis, self._idf)
+            if not issue_decision.abstain:
+                hits, decision = ranked, issue_decision
+        return Retrieval(tuple(hits), decision, analysis, similar)
 
 
 def _dense_query(analysis: Analysis, query: str, use_trace: bool) -> str:

@@ -10,7 +10,7 @@ outrank the root error, and only a bounded set of distinct interesting lines is 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from assistant.commands import SGLANG_MARKER_RE
@@ -22,6 +22,8 @@ MAX_TEMPLATES = 4000     # distinct masked lines remembered for signature matchi
 MAX_ERRORS = 60          # distinct error lines kept
 TAIL_LINES = 40          # the last lines of a log (a hang shows there)
 SHORT_PASTE = 30         # a paste this short is all context; a longer log is triaged to its errors
+MAX_SHAPES = 20000       # line shapes whose masked form is memoised (see _masked)
+PROGRESS_EVERY = 100_000  # lines between two progress callbacks
 
 _PREFIX_RE = re.compile(
     r"^\s*(?:\[[^\]]{0,80}\]\s*)+"                     # [2025-10-15 10:47:27 TP0] prefixes
@@ -54,6 +56,8 @@ CONSEQUENCE_RE = re.compile(
 WRAPPER_RE = re.compile(r"^(?:\w+(?:Error|Exception): )?(?:Capture cuda graph failed|Scheduler hit an exception|"
                         r"Scheduler hit an exception in \w+): (.+)$")
 WARNING_RE = re.compile(r"\bWARN(?:ING)?\b|\bwarn\b|UserWarning")
+# a frame of a native backtrace: "libucs.so.0(ucs_handle_error+0x2dc)", "#3 0x7f.. in ncclX () from ..."
+NATIVE_FRAME_RE = re.compile(r"\.so(?:\.\d+)*\b[^\s]*\(|^\s*#\d+\s+0x[0-9a-f]+|\bin \w+ \(\) from /|\[0x[0-9a-f]+\]")
 FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+, in (\S+)')
 INFO_HINT_RE = re.compile(
     r"Waiting for \d+ workers|Init torch distributed begin|Load weight begin|KV Cache is allocated|"
@@ -90,6 +94,8 @@ class Analysis:
         return self.originals.get(masked_line, masked_line)
     mentions_sglang: bool = False
     plain_lines: tuple[str, ...] = ()  # the first distinct non-error lines (a fallback query)
+    frame_files: tuple[str, ...] = ()   # file paths of the first traceback's frames, innermost last
+    native_lines: tuple[str, ...] = ()  # native backtrace lines (`libucs.so(ucs_handle_error+0x2dc)`)
 
     @property
     def primary(self) -> ErrorLine | None:
@@ -108,10 +114,6 @@ class Analysis:
         if self.frames:
             parts.append(" ".join(self.frames))
         return "\n".join(parts)
-
-
-def _strip_prefix(line: str) -> str:
-    return _PREFIX_RE.sub("", line, count=1).strip()
 
 
 def _classify(line: str) -> str | None:
@@ -134,6 +136,8 @@ class _State:
     templates: dict[str, int] = field(default_factory=dict)
     errors: dict[str, list] = field(default_factory=dict)  # masked -> [text, line_no, count, kind]
     frames: list[str] = field(default_factory=list)
+    frame_files: list[str] = field(default_factory=list)
+    native: list[str] = field(default_factory=list)
     frames_done: bool = False
     in_traceback: bool = False
     prose: list[str] = field(default_factory=list)
@@ -147,6 +151,8 @@ class _State:
     total: int = 0
     pending_command: str | None = None
     loose_flags: str | None = None   # "--tp 16 --dp 16 --enable-dp-attention" pasted without a command
+    shapes: dict[str, str | None] = field(default_factory=dict)   # line shape -> masked line
+    prefix_ends: dict[str, int] = field(default_factory=dict)      # line shape -> prefix length
 
 
 def _finish_command(st: _State) -> None:
@@ -166,11 +172,21 @@ def _feed(raw: str, st: _State) -> None:
         if not line.rstrip().endswith("\\"):
             _finish_command(st)
         return
-    st.environment.read(line)
-    text = _strip_prefix(line)
-    if st.launch is None and st.loose_flags is None and LOOSE_FLAGS_RE.match(text):
+    shape = line.translate(_DIGITS_TO_FIVE)   # see _masked
+    st.environment.read(line, shape)
+    # _PREFIX_RE treats every digit alike, so a line and its shape lose the same prefix
+    end = st.prefix_ends.get(shape)
+    if end is None:
+        match = _PREFIX_RE.match(shape)
+        end = match.end() if match else 0
+        if len(st.prefix_ends) < MAX_SHAPES:
+            st.prefix_ends[shape] = end
+    text = line[end:].strip()
+    text_shape = shape[end:].strip()
+    # cheap substring tests first: the regexes behind them run on every line of a 200 MB log
+    if st.launch is None and st.loose_flags is None and "--" in text and LOOSE_FLAGS_RE.match(text):
         st.loose_flags = text
-    if SGLANG_MARKER_RE.search(text) and st.launch is None and "--" in text + "--":
+    if st.launch is None and ("sglang" in text or "launch_server" in text) and SGLANG_MARKER_RE.search(text):
         st.pending_command = text.rstrip("\\").strip()
         if not line.rstrip().endswith("\\"):
             _finish_command(st)
@@ -186,7 +202,7 @@ def _feed(raw: str, st: _State) -> None:
             if len(st.templates) < MAX_TEMPLATES:
                 _remember(st, mask(text), text)
         return
-    masked = mask(text)
+    masked = _masked(text, st, text_shape)
     if masked in st.templates:
         st.templates[masked] += 1
         st.repeats += 1
@@ -205,7 +221,10 @@ def _feed(raw: str, st: _State) -> None:
     if frame:
         if not st.frames_done:
             st.frames.append(frame.group(2))
+            st.frame_files.append(frame.group(1))
         return
+    if len(st.native) < 40 and NATIVE_FRAME_RE.search(text):
+        st.native.append(text)
     kind = _classify(text)
     if kind is None:
         if len(st.plain) < 40:
@@ -221,6 +240,28 @@ def _feed(raw: str, st: _State) -> None:
         _add_error(st, inner.group(1).strip(), _classify(inner.group(1).strip()) or "fatal")
         kind = "consequence"
     _add_error(st, text, kind, masked)
+
+
+_DIGITS_TO_FIVE = str.maketrans("0123456789", "5555555555")
+
+
+def _masked(text: str, st: _State, shape: str) -> str:
+    """mask(text), memoised on the line's shape: the line with every ASCII digit made a 5.
+
+    Every masking pattern treats all digits alike (\\d, \\w, [0-9a-f]) except the literal 0 of "0x",
+    so masking a line and its shape make the same edits at the same places; when no digit survives
+    in the masked shape, the two results are equal. The thousands of "Decode batch. #token: 31542"
+    lines of a server log have a few dozen shapes, so mask's 14 regexes run a few dozen times."""
+    if "0x" in text or "\x1b" in text:   # "0x" is literal in a pattern; removed colour codes join text
+        return mask(text)
+    masked = st.shapes.get(shape, False)
+    if masked is False:
+        masked = mask(shape)
+        if "5" in masked:   # a digit kept (sm_90, Qwen2): this shape's lines mask differently
+            masked = None
+        if len(st.shapes) < MAX_SHAPES:
+            st.shapes[shape] = masked
+    return mask(text) if masked is None else masked
 
 
 def _remember(st: _State, masked: str, text: str) -> None:
@@ -254,6 +295,11 @@ def _wordy(text: str) -> bool:
     return len(words) >= 4 and plain / len(words) >= 0.6
 
 
+def looks_like_sentence(text: str) -> bool:
+    """Mostly plain words, as a person writes (a title, a question), not a log line."""
+    return _wordy(text) and not EXCEPTION_RE.match(text)
+
+
 def _looks_like_prose(text: str) -> bool:
     """A line of the user's own words (their question, what they did), not of a log: Chinese
     sentences, or English sentences that talk to someone."""
@@ -266,11 +312,23 @@ def _looks_like_prose(text: str) -> bool:
     return plain / len(words) >= 0.6 and bool(_CONVERSATION_RE.search(text))
 
 
-def analyze_lines(lines: Iterable[str]) -> Analysis:
-    """Triage a stream of lines (a pasted trace or a whole log) with bounded memory."""
+def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | None = None) -> Analysis:
+    """Triage a stream of lines (a pasted trace or a whole log) with bounded memory.
+
+    `progress(lines, characters)` is called every PROGRESS_EVERY lines and at the end; the caller
+    decides what to show (this module prints nothing)."""
     st = _State()
-    for raw in lines:
-        _feed(raw, st)
+    if progress is None:
+        for raw in lines:
+            _feed(raw, st)
+    else:
+        characters = 0
+        for raw in lines:
+            _feed(raw, st)
+            characters += len(raw)
+            if st.total % PROGRESS_EVERY == 0:
+                progress(st.total, characters)
+        progress(st.total, characters)
     _finish_command(st)
     ordered = sorted(st.errors.items(), key=lambda kv: (_PRIORITY[kv[1][3]], kv[1][1]))
     errors = tuple(ErrorLine(text=v[0], masked=k, line_no=v[1], count=v[2], kind=v[3])
@@ -282,6 +340,8 @@ def analyze_lines(lines: Iterable[str]) -> Analysis:
     return Analysis(
         errors=errors,
         frames=tuple(dict.fromkeys(st.frames))[-12:],
+        frame_files=tuple(dict.fromkeys(st.frame_files))[-12:],
+        native_lines=tuple(st.native),
         question=" ".join(st.prose)[:2000],
         masked_lines=tuple(dict.fromkeys(kept)),
         plain_lines=tuple(st.plain),

@@ -1,15 +1,22 @@
 """Verification of the model's answer, piece by piece, before anything is shown:
 
-- a citation must be a retrieved id (`kb:<id>`) or one of the retrieved sources' URLs;
+- a citation must be a retrieved id (`kb:<id>`, or `origin:<module>:<function>` for the SGLang
+  code that emits the root error) or one of the retrieved sources' URLs;
 - an SGLang flag / env var must exist in the user's SGLang version (the registry's nearest
   release; any release when the version is unknown): it is replaced by the registry's
   replacement, or the step / sentence that uses it is removed, with a warning;
+- model output is untrusted data: control characters and escape sequences are removed, and a
+  sentence that addresses the assistant rather than the user (a planted "ignore previous
+  instructions", role-play) is removed;
+- commands are judged by `assistant.command_safety`: a dangerous one (`rm -rf ~`, `mkfs`,
+  `curl ... | sh`) is removed wherever it came from; one that installs, downloads, executes or
+  deletes something is removed unless the sources carry it as written (the user's paste supports
+  the user's own values, never a new command); what was removed is described, never repeated;
 - a URL that is not a retrieved source's URL is removed;
-- a destructive command (`rm -rf /`, `mkfs`, `curl ... | sh`) is removed, wherever it came from;
 - a fix step that repeats what a retrieved entry lists as wrong advice is removed;
 - filler is removed: a piece that echoes the instructions, says nothing (an identifier, a
   label) or, as a fix step or warning, only repeats the user's error;
-- a fix step whose content the sources and the trace do not support is marked
+- a fix step or warning whose content the sources and the trace do not support is marked
   "(not in the sources)".
 Every change is listed (`Verified.changes`), and the JSON output carries it.
 """
@@ -19,8 +26,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from assistant import command_safety
 from assistant.commands import sglang_names
+from assistant.control_chars import neutralize
 from assistant.draft import Draft
+from assistant.injection import addresses_the_assistant, without_addressed_sentences
 from assistant.prompt import DEFAULT_QUESTION, SYSTEM_PROMPT, Prompt, clip_to_tokens
 from assistant.retrieve import Retrieval
 from assistant.text import has_cjk, tokenize
@@ -28,14 +38,7 @@ from assistant.text import has_cjk, tokenize
 NOT_IN_SOURCES = " (not in the sources)"
 URL_RE = re.compile(r"https?://[^\s<>\"'`()\[\]{}]+")
 SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
-# Commands that destroy data or run code from the network: never shown, whatever the source.
-DESTRUCTIVE_RE = re.compile(
-    r"\brm\s+(?:-[a-zA-Z]*[rf][a-zA-Z]*\s+)+(?:--no-preserve-root\s+)?(?:/\*?|~/?|\$HOME/?|\*|\.)(?=[\s`'\";|&)]|$)"
-    r"|\bmkfs(?:\.\w+)?\b|\bdd\s+[^\n]*\bof=/dev/|:\(\)\s*\{\s*:\|:&\s*\};:|\bchmod\s+-R\s+777\s+/(?=[\s`'\"]|$)"
-    r"|\b(?:curl|wget)\b[^\n|`]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|>\s*/dev/sd[a-z]\b"
-    r"|\b(?:shutdown|reboot|halt|poweroff)\b(?:\s+-\w+)*\s*(?:now)?(?=[\s`'\"]|$)",
-    re.I,
-)
+_PLACEHOLDER_RE = re.compile(r"<[^<>\n]{1,60}>")   # `pip install "sglang==<your version>"` in a KB fix
 # What is left of "see <link> for details" once the link is gone.
 DANGLING_REF_RE = re.compile(r"\(?\b(?:see|read|check|visit|refer to|at|from|on)\s*(?:(?:for|for more)\s+"
                              r"(?:details|information|info|more)\s*)?(?=[.,;:)]|$)\)?"
@@ -98,7 +101,12 @@ class Verifier:
         user_text = "\n".join([retrieval.analysis.query_text(), " ".join(env.flags),
                                env.launch_command or ""])
         self.user_names = set(sglang_names(user_text)) | {f.split()[0] for f in env.flags}
-        self.support_text = ("\n".join(b.text for b in prompt.sources) + "\n" + user_text).lower()
+        source_text = "\n".join(b.text for b in prompt.sources)
+        self.source_text = source_text.lower()
+        self.support_text = (source_text + "\n" + user_text).lower()
+        # what a command the model proposes must be found in: the sources' own words, without
+        # sentences planted in a document for the model (those are instructions, not support)
+        self.source_words, self.source_patterns = _shell_words(without_addressed_sentences(source_text))
         self.support_tokens = set(tokenize(self.support_text))
         self.error_words = f" {' '.join(_words(' '.join(e.text for e in retrieval.analysis.errors)))} "
         self._status_cache: dict[str, object] = {}
@@ -149,21 +157,42 @@ class Verifier:
                 continue
             text = text.replace(url.rstrip(".,;:!?"), "")
             dropped = True
-            verdict.changes.append(f"Dropped a link from a {where} that is not one of the sources: "
-                                   f"{url.rstrip('.,;:!?')}")
+            host = re.sub(r"^https?://", "", url).split("/")[0]
+            verdict.changes.append(f"Dropped a link to {host} from a {where}: it is not one of the sources.")
         if not dropped:
             return text
         text = _tidy(DANGLING_REF_RE.sub("", text))   # "see <link> for details" without the link
         return text if len(re.findall(r"\w+", text)) >= 4 and not REFERENCE_ONLY_RE.match(text) else None
 
-    def _check_destructive(self, text: str, verdict: Verdict, where: str) -> str | None:
-        found = DESTRUCTIVE_RE.search(text)
-        if not found:
+    def _check_addressed(self, text: str, verdict: Verdict, where: str) -> str | None:
+        if not addresses_the_assistant(text):
             return text
-        verdict.changes.append(f"Removed a {where} with a destructive command ({found.group(0).strip()}).")
-        verdict.warnings.append("The model's answer contained a destructive command "
-                                f"(`{found.group(0).strip()}`); it was removed. Do not run it.")
+        verdict.changes.append(f"Removed a {where} addressed to the assistant rather than to you "
+                               "(an instruction planted in a log or document, or role-play).")
         return None
+
+    def _check_commands(self, text: str, verdict: Verdict, where: str) -> str | None:
+        """Dangerous commands go; commands that install, download, execute or delete go unless
+        the sources carry them. Described, never repeated: the text is what must not be copied."""
+        for risk in command_safety.risks(text):
+            if not risk.always and self.sources_have_command(risk.command):
+                continue
+            what = risk.description + ("" if risk.always else " (not in the sources)")
+            verdict.changes.append(f"Removed a {where} with {what}.")
+            verdict.warnings.append(f"The model's answer contained {what}; it was removed. Do not "
+                                    "run commands that the sources do not show.")
+            return None
+        return text
+
+    def sources_have_command(self, command: str) -> bool:
+        """Is every word of the command (numbers aside) a word of the sources?"""
+        for word in command.split():
+            word = _shell_word(word)
+            if not word or word in ("sudo", "&&", "||", ";", "|") or re.fullmatch(r"[\d.]+", word):
+                continue
+            if word not in self.source_words and not any(p.fullmatch(word) for p in self.source_patterns):
+                return False
+        return True
 
     def _check_substance(self, text: str, verdict: Verdict, where: str) -> str | None:
         if _says_nothing(text) or copies_instructions(text):
@@ -202,6 +231,10 @@ class Verifier:
             words = [w for w in re.split(r"\s+", span.strip()) if not re.fullmatch(r"[\d.]+|\S*[<>]\S*", w)]
             if words and not all(w.lower() in self.support_text for w in words):
                 return False
+            # the user's paste supports their own values (flags, paths), never a new program
+            program = words[0] if len(words) >= 2 else ""
+            if program and not re.match(r"-|\S*[/=]", program) and program.lower() not in self.source_text:
+                return False
         tokens = {t for t in tokenize(step) if t not in GENERIC_TOKENS}
         if has_cjk(step):
             latin = {t for t in tokens if not has_cjk(t)}
@@ -215,8 +248,9 @@ class Verifier:
     def piece(self, text: str, where: str) -> Verdict:
         """A diagnosis sentence, a fix step or a warning."""
         verdict = Verdict(text)
-        value: str | None = " ".join(text.split())
-        for check in (self._check_destructive, self._check_names, self._check_urls, self._check_substance):
+        value: str | None = " ".join(neutralize(text).split())
+        for check in (self._check_commands, self._check_addressed, self._check_names, self._check_urls,
+                      self._check_substance):
             value = check(value, verdict, where)
             if value is None:
                 break
@@ -225,12 +259,14 @@ class Verifier:
             if claim:
                 verdict.changes.append(f"Removed a fix step that repeats advice the sources call "
                                        f"wrong ({clip_to_tokens(claim, 25)}).")
-                verdict.warnings.append(f"The model suggested advice the knowledge base lists as "
-                                        f"wrong: {clip_to_tokens(value, 40)} It was removed.")
+                risk = command_safety.worst(value)   # a removed command is described, not repeated
+                said = f"{risk.description}," if risk else f"advice ({clip_to_tokens(value, 40)})"
+                verdict.warnings.append(f"The model suggested {said} which the knowledge base lists as "
+                                        "wrong; it was removed.")
                 value = None
-        if value is not None and where == "fix step" and not self.supported(value):
-            value += NOT_IN_SOURCES
-            verdict.changes.append("Marked a fix step the sources do not support: "
+        if value is not None and where in ("fix step", "warning") and not self.supported(value):
+            value += NOT_IN_SOURCES   # a model warning passes the same checks as a fix step
+            verdict.changes.append(f"Marked a {where} the sources do not support: "
                                    + clip_to_tokens(value, 30))
         verdict.text = value
         return verdict
@@ -247,6 +283,20 @@ class Verifier:
         verdict.text = " ".join(kept) or None
         return verdict
 
+    def origin_citation(self, key: str) -> str | None:
+        """The emitting-code source (`origin:<module>:<function>`) cited in a shorter form (the
+        module alone, or the function without its class): accepted when it names that source."""
+        wanted = key.lower().replace(" ", "")
+        for block in self.sources:
+            cited = block.citation.lower()
+            if not cited.startswith("origin:") or len(wanted) <= len("origin:"):
+                continue
+            module, _, function = cited[len("origin:"):].partition(":")
+            asked_module, _, asked_function = wanted[len("origin:"):].partition(":")
+            if asked_module == module and (not asked_function or function.endswith(asked_function)):
+                return block.citation
+        return None
+
     def citations_of(self, cited: list[str]) -> tuple[list[str], list[str]]:
         kept, changes = [], []
         for raw in cited:
@@ -254,11 +304,27 @@ class Verifier:
             shown = self.citations.get(_norm_url(key) if URL_RE.match(key) else key.lower())
             if shown is None and key.lower().startswith("kb:"):
                 shown = self.citations.get(key[3:].strip().lower())
+            if shown is None and key.lower().startswith("origin:"):
+                shown = self.origin_citation(key)
             if shown:
                 kept.append(shown)
             else:
                 changes.append(f"Dropped the citation {key!r}: it is not one of the retrieved sources.")
         return list(dict.fromkeys(kept)), changes
+
+
+def _shell_word(word: str) -> str:
+    return word.strip("`'\"“”‘’").rstrip(".,;:!?)]}").lstrip("([{").lower()
+
+
+def _shell_words(text: str) -> tuple[frozenset[str], list[re.Pattern]]:
+    """The sources' words as a shell would split them, and their placeholder words
+    (`sglang==<version>`) as patterns that a filled-in value matches."""
+    text = _PLACEHOLDER_RE.sub("<>", text)
+    words = {_shell_word(w) for w in text.split()}
+    patterns = [re.compile(re.escape(w).replace("<>", r"\S+")) for w in words   # "<>" alone matches nothing
+                if "<>" in w and len(re.sub(r"<>|\W", "", w)) >= 3]
+    return frozenset(words), patterns
 
 
 def _sentence(text: str) -> str:

@@ -1,4 +1,5 @@
-"""`python -m evals run ...` (the eval harness) and `python -m evals bench` (speed benchmarks)."""
+"""`python -m evals run ...` (the eval harness), `python -m evals bench` (speed benchmarks) and
+`python -m evals resolutions` (issue-thread resolutions against labelled threads)."""
 
 import sys
 
@@ -9,6 +10,10 @@ def main() -> int:
         from evals.bench import main as bench
 
         return bench(argv[1:])
+    if argv and argv[0] == "resolutions":
+        from evals.resolutions import main as resolutions
+
+        return resolutions(argv[1:])
     if argv and argv[0] == "run":
         argv = argv[1:]
     from evals.run import main as run

@@ -1,5 +1,10 @@
 """`python -m evals run`: score the assistant on cases, with baselines measured in the same run.
 
+Cases come from case-set folders (default: evals/cases, evals/boundary, evals/real); metrics are
+reported for all cases, per split (`real/heldout`, ...) and per split group (evals/floors.json),
+plus, unless --no-extras, the error-origin, dependency and issue-resolution scores
+(evals/origin_eval.py).
+
 Configurations (each on the same cases, same machine, same index):
     full                 trace analysis + hybrid retrieval + signature boost (what `ask` does)
     hybrid_no_trace      hybrid retrieval on the raw paste (no triage, no masking of the log)
@@ -15,19 +20,21 @@ import sys
 import time
 from pathlib import Path
 
-from assistant.answer import compose_extractive
+from assistant.answer import CAUTION_PREFIX, compose_extractive
 from assistant.commands import sglang_names
 from assistant.config import Settings
 from assistant.pipeline import Assistant, lines_from_text
 from assistant.trace import analyze_lines
-from evals.cases import Case, CaseError, load_cases
-from evals.metrics import CaseResult, check_text, summarize
+from evals.cases import DEFAULT_CASE_SETS, Case, CaseError, load_cases
+from evals.metrics import CaseResult, check_text, detailed, summarize
 from ingest.update import ingest_kb
 
 BASELINES = {"hybrid_no_trace": ("hybrid", False), "lexical": ("lexical", True), "dense": ("dense", True)}
 FLOORS_FILE = Path(__file__).parent / "floors.json"
-TABLE_KEYS = ("hit@1", "hit@3", "mrr", "answer_accuracy", "abstain_precision", "abstain_recall",
-              "unknown_flags", "latency_p50_ms", "latency_p95_ms")
+# metric -> column header of the terminal table
+TABLE_KEYS = {"hit@1": "hit@1", "hit@3": "hit@3", "mrr": "mrr", "answer_accuracy": "ans.acc",
+              "decision_accuracy": "dec.acc", "abstain_precision": "abst.P", "abstain_recall": "abst.R",
+              "unknown_flags": "unk.flag", "latency_p50_ms": "p50 ms", "latency_p95_ms": "p95 ms"}
 
 
 def unknown_flags(answer: dict, version: str | None, registry, user_names=()) -> list[str]:
@@ -38,7 +45,11 @@ def unknown_flags(answer: dict, version: str | None, registry, user_names=()) ->
         return []
     target = registry.nearest(version) if version else None
     unknown = []
-    for name in sglang_names(*answer.get("fix", [])):
+    # a caution under a step ("! Caution: --privileged gives the container ...") warns about a
+    # command's risk; it recommends nothing
+    steps = ["\n".join(line for line in step.splitlines() if not line.strip().startswith(CAUTION_PREFIX))
+             for step in answer.get("fix", [])]
+    for name in sglang_names(*steps):
         status = registry.check(name, target)
         if name not in user_names and not status.known:
             unknown.append(name)
@@ -49,21 +60,35 @@ def _ranked(retrieval) -> list[str]:
     return list(dict.fromkeys(h.unit_id for h in retrieval.hits))
 
 
+def _outcome(answer, retrieval=None) -> str:
+    """The answer's outcome (fix | lead | unknown); an Answer that lacks one takes the
+    retrieval's decision, and failing that its abstention."""
+    outcome = getattr(answer, "outcome", None) or getattr(retrieval, "outcome", None)
+    return outcome or ("unknown" if answer.abstained else "fix")
+
+
+def _result(case: Case, answer, ranked: list[str], latency: float, registry, user_names,
+            retrieval=None) -> CaseResult:
+    body = {"diagnosis": answer.diagnosis, "fix": answer.fix, "warnings": answer.warnings,
+            "citations": answer.citations}
+    missing, forbidden = check_text(case, body)
+    confidence = getattr(answer, "confidence", None)
+    if confidence is None and retrieval is not None:
+        confidence = retrieval.confidence
+    return CaseResult(case, ranked, answer.abstained, body, latency,
+                      unknown_flags(body, answer.detected.sglang_version, registry, user_names),
+                      missing, forbidden, mode=getattr(answer, "mode", "extractive"),
+                      outcome=_outcome(answer, retrieval), confidence=float(confidence or 0.0))
+
+
 def run_case(assistant: Assistant, case: Case, mode: str = "extractive") -> CaseResult:
     started = time.perf_counter()
     lines = lines_from_text(case.query)
     analysis = analyze_lines(lines)
     answer = assistant.answer(analysis, use_llm=(mode == "llm"))
     latency = (time.perf_counter() - started) * 1000
-    body = {"diagnosis": answer.diagnosis, "fix": answer.fix, "warnings": answer.warnings,
-            "citations": answer.citations}
-    missing, forbidden = check_text(case, body)
-    ranked = [m.id for m in answer.matches]
-    result = CaseResult(case, ranked, answer.abstained, body, latency,
-                        unknown_flags(body, answer.detected.sglang_version, assistant.registry,
-                                      analysis.user_names),
-                        missing, forbidden, mode=answer.mode)
-    return result
+    return _result(case, answer, [m.id for m in answer.matches], latency, assistant.registry,
+                   analysis.user_names)
 
 
 def run_baseline(assistant: Assistant, case: Case, name: str) -> CaseResult:
@@ -76,26 +101,37 @@ def run_baseline(assistant: Assistant, case: Case, name: str) -> CaseResult:
         retrieval = assistant.retriever.search(case.query, k=5, mode=retrieval_mode, use_trace=False)
     answer = compose_extractive(retrieval, assistant.registry, assistant.settings.top_k)
     latency = (time.perf_counter() - started) * 1000
-    body = {"diagnosis": answer.diagnosis, "fix": answer.fix, "warnings": answer.warnings,
-            "citations": answer.citations}
-    missing, forbidden = check_text(case, body)
-    return CaseResult(case, _ranked(retrieval), answer.abstained, body, latency,
-                      unknown_flags(body, answer.detected.sglang_version, assistant.registry,
-                                    retrieval.analysis.user_names),
-                      missing, forbidden)
+    result = _result(case, answer, _ranked(retrieval), latency, assistant.registry,
+                     retrieval.analysis.user_names, retrieval)
+    result.mode = "extractive"
+    return result
+
+
+def load_floors(path: Path = FLOORS_FILE) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def evaluate(assistant: Assistant, cases: list[Case], mode: str = "extractive",
-             baselines: bool = True, progress: bool = False) -> dict:
+             baselines: bool = True, progress: bool = False, groups: dict | None = None) -> dict:
+    """Score every case; metrics for all of them, per split and per split group (a group is
+    scored when at least one of its splits is in the run; `complete` says whether all are)."""
     per_case = []
     for i, case in enumerate(cases, 1):
         per_case.append(run_case(assistant, case, mode))
-        if progress and i % 20 == 0:
+        if progress and i % 50 == 0:
             print(f"  {i}/{len(cases)} cases", file=sys.stderr)
-    report = {"mode": mode, "metrics": summarize(per_case), "baselines": {},
-              "splits": {}, "per_case": [r.to_dict() for r in per_case]}
-    for split in sorted({c.split for c in cases}):
-        report["splits"][split] = summarize([r for r in per_case if r.case.split == split])
+    groups = load_floors().get("groups", {}) if groups is None else groups
+    splits = sorted({c.split for c in cases})
+    report = {"mode": mode, "metrics": detailed(per_case), "baselines": {}, "splits": {}, "groups": {},
+              "per_case": [r.to_dict() for r in per_case]}
+    for split in splits:
+        report["splits"][split] = detailed([r for r in per_case if r.case.split == split])
+    for name, members in groups.items():
+        present = [s for s in members if s in splits]
+        if present:
+            report["groups"][name] = {**detailed([r for r in per_case if r.case.split in present]),
+                                      "splits": present, "complete": len(present) == len(members),
+                                      "missing_splits": [s for s in members if s not in splits]}
     if baselines:
         for name in BASELINES:
             report["baselines"][name] = summarize([run_baseline(assistant, c, name) for c in cases])
@@ -108,15 +144,31 @@ def evaluate(assistant: Assistant, cases: list[Case], mode: str = "extractive",
 def format_table(report: dict) -> str:
     rows = [("full (" + report["mode"] + ")", report["metrics"])]
     rows += [(name, m) for name, m in report["baselines"].items()]
+    rows += [(f"  group {name}" + ("" if m["complete"] else " (partial)"), m)
+             for name, m in report.get("groups", {}).items()]
     rows += [(f"  split {name}", m) for name, m in report.get("splits", {}).items()]
-    header = f"{'configuration':<24}" + "".join(f"{k:>18}" for k in TABLE_KEYS)
+    header = f"{'configuration':<28}{'cases':>6}" + "".join(f"{TABLE_KEYS[k]:>9}" for k in TABLE_KEYS)
     lines = [header, "-" * len(header)]
     for name, m in rows:
-        lines.append(f"{name:<24}" + "".join(f"{m[k]:>18}" for k in TABLE_KEYS))
+        lines.append(f"{name:<28}{m['cases']:>6}" + "".join(f"{_cell(m.get(k)):>9}" for k in TABLE_KEYS))
     m = report["metrics"]
     lines.append(f"\n{m['cases']} cases: {m['in_scope']} in scope, {m['out_of_scope']} out of scope; "
-                 f"false abstentions {m['false_abstentions']}")
+                 f"outcomes fix {m['fix']}, lead {m['lead']}, unknown {m['unknown']}; "
+                 f"false abstentions {m['false_abstentions']}, wrong fixes {m['wrong_fixes']}")
+    for name, g in [("all cases", m)] + [(f"group {k}", v) for k, v in report.get("groups", {}).items()]:
+        c = g["confusion"]
+        lines.append(f"confusion, {name}: expected fix -> fix {c['expected_fix']['fix']} "
+                     f"(wrong entry {c['expected_fix']['fix_wrong_entry']}), lead {c['expected_fix']['lead']}, "
+                     f"unknown {c['expected_fix']['unknown']}; expected decline -> fix "
+                     f"{c['expected_decline']['fix']}, lead {c['expected_decline']['lead']}, "
+                     f"unknown {c['expected_decline']['unknown']}")
     return "\n".join(lines)
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}" if value < 10 else f"{value:.1f}"
+    return "-" if value is None else str(value)
 
 
 def check_floors(metrics: dict, floors: dict) -> list[str]:
@@ -125,9 +177,26 @@ def check_floors(metrics: dict, floors: dict) -> list[str]:
         if key == "unknown_flags":
             if metrics[key] > floor:
                 failures.append(f"{key} = {metrics[key]} > {floor}")
-        elif metrics.get(key, 0) < floor:
+        elif metrics.get(key) is None:
+            failures.append(f"{key} not measured (no case it applies to)")
+        elif metrics[key] < floor:
             failures.append(f"{key} = {metrics[key]} < floor {floor}")
     return failures
+
+
+def check_group_floors(report: dict, floors: dict, mode: str) -> tuple[list[str], list[str]]:
+    """(failures, notes): each group's floors against the group's metrics in this run. A group
+    whose splits are not all in the run is not checked (a note says so)."""
+    by_group = floors.get(mode, floors.get("extractive", {}))
+    failures, notes = [], []
+    for name, group_floors in by_group.items():
+        group = report.get("groups", {}).get(name)
+        if group is None or not group["complete"]:
+            missing = group["missing_splits"] if group else floors.get("groups", {}).get(name, [])
+            notes.append(f"floors of group {name!r} not checked: splits {', '.join(missing)} not in this run")
+            continue
+        failures += [f"{name}: {f}" for f in check_floors(group, group_floors)]
+    return failures, notes
 
 
 def build_assistant(settings: Settings, mode: str):
@@ -145,30 +214,43 @@ def build_assistant(settings: Settings, mode: str):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals run", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", type=Path, default=Path("evals/cases"), help="a .jsonl file or a folder")
+    parser.add_argument("--cases", type=Path, nargs="+", default=list(DEFAULT_CASE_SETS),
+                        help=".jsonl files and/or folders of them (default: %(default)s)")
     parser.add_argument("--mode", choices=("extractive", "llm"), default="extractive")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the JSON report here")
     parser.add_argument("--html", type=Path, metavar="OUT", help="write the HTML report here "
                         "(default: next to --json, or evals/reports/report.html)")
     parser.add_argument("--no-baselines", action="store_true")
+    parser.add_argument("--no-extras", action="store_true",
+                        help="skip the error-origin, dependency and issue-resolution scores")
     parser.add_argument("--limit", type=int, help="score only the first N cases (e.g. a slow --mode llm run)")
     parser.add_argument("--check-floors", action="store_true",
-                        help=f"exit 1 when the full pipeline is below the floors in {FLOORS_FILE.name}")
+                        help="exit 1 when a split group is below its floors (see --floors)")
+    parser.add_argument("--floors", type=Path, default=FLOORS_FILE,
+                        help="split groups and their floors (default: evals/floors.json)")
     parser.add_argument("--endpoint", help="LLM endpoint for --mode llm (env ASK_ENDPOINT)")
     parser.add_argument("--model", help="model name for --mode llm (env ASK_MODEL)")
     args = parser.parse_args(argv)
     try:
         cases = load_cases(args.cases)[: args.limit]
-    except (CaseError, OSError) as exc:
+        floors = load_floors(args.floors)
+    except (CaseError, OSError, ValueError) as exc:
         print(f"evals: {exc}", file=sys.stderr)
         return 2
     settings = Settings.from_env().with_options(endpoint=args.endpoint, model=args.model,
                                                 use_llm=(args.mode == "llm"))
     assistant = build_assistant(settings, args.mode)
     started = time.perf_counter()
-    report = evaluate(assistant, cases, args.mode, baselines=not args.no_baselines, progress=True)
+    report = evaluate(assistant, cases, args.mode, baselines=not args.no_baselines, progress=True,
+                      groups=floors.get("groups", {}))
+    if not args.no_extras:
+        from evals.origin_eval import format_extras, run_extras
+
+        report["extras"] = run_extras()
     report["seconds"] = round(time.perf_counter() - started, 1)
     print(format_table(report))
+    if report.get("extras"):
+        print("\n" + format_extras(report["extras"]))
     out_json = args.json
     if out_json:
         out_json.parent.mkdir(parents=True, exist_ok=True)
@@ -179,8 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     write_html(report, html_path)
     print(f"\nreports: {out_json or '-'} {html_path}")
     if args.check_floors:
-        floors = json.loads(FLOORS_FILE.read_text())
-        failures = check_floors(report["metrics"], floors.get(args.mode, floors.get("extractive", {})))
+        failures, notes = check_group_floors(report, floors, args.mode)
+        for note in notes:
+            print(note, file=sys.stderr)
         if failures:
             print("FLOORS FAILED: " + "; ".join(failures), file=sys.stderr)
             return 1

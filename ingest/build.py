@@ -1,9 +1,12 @@
 """Build or update an index from units: embed only what changed, swap the new index in atomically.
 
-Unchanged chunks (same text, same model) reuse their vectors from the previous index, so
-re-ingesting an unchanged KB embeds nothing and never loads sentence-transformers. The new index
-is written to a temporary folder and renamed into place; an interrupted build leaves the previous
-index as it was.
+Unchanged chunks (same text, same model) reuse their vectors from the previous index, and a text
+that occurs in several chunks is embedded once, so re-ingesting an unchanged KB embeds nothing and
+never loads sentence-transformers. Embedding runs the int8 ONNX export (assistant.embed), longest
+texts first so the progress bar's ETA errs on the long side. Finished batches are checkpointed
+next to the index (`.<index>.embedded/`): an interrupted build, run again, embeds only what was
+not finished. The new index is written to a temporary folder and renamed into place; an
+interrupted build leaves the previous index as it was.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -19,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.embed import ENCODER_CONFIG, ONNX_FILE, TOKENIZER_FILE
+from assistant.embed import ENCODER_CONFIG, INGEST_ONNX_FILE, ONNX_FILE, TOKENIZER_FILE
 from assistant.errors import AssistantError
-from assistant.index import FORMAT_VERSION, Index
+from assistant.index import FORMAT_VERSION, Index, vector_index
 from assistant.text import tokenize
 from ingest.documents import Unit
 
@@ -52,6 +56,41 @@ def _previous_vectors(index_dir: Path, model: str) -> dict[str, np.ndarray]:
         return {}
     vectors = old.vectors.reconstruct_n(0, old.vectors.ntotal) if old.vectors.ntotal else []
     return {h: vectors[i] for i, h in enumerate(old.chunk_hashes)}
+
+
+EMBED_STEP = 64            # chunks per encoder call (and progress-bar update)
+CHECKPOINT_CHUNKS = 512   # chunks embedded between two checkpoint writes
+
+
+class _Checkpoint:
+    """Vectors of finished embedding batches, kept beside the index until the build succeeds."""
+
+    def __init__(self, index_dir: Path):
+        self.folder = index_dir.with_name(f".{index_dir.name}.embedded")
+        self.parts = 0
+
+    def load(self) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for part in sorted(self.folder.glob("part-*.npz")) if self.folder.is_dir() else []:
+            try:
+                with np.load(part) as data:
+                    found.update(zip(data["hashes"].tolist(), data["vectors"]))
+            except (OSError, ValueError, KeyError):
+                continue   # a part cut short by the interruption: its chunks are embedded again
+            self.parts += 1
+        return found
+
+    def save(self, hashes: list[str], vectors: np.ndarray) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        target = self.folder / f"part-{self.parts:06d}-{os.getpid()}.npz"
+        partial = target.with_suffix(".partial")
+        with open(partial, "wb") as out:
+            np.savez(out, hashes=np.asarray(hashes), vectors=vectors.astype(np.float32))
+        os.replace(partial, target)   # a part exists whole or not at all
+        self.parts += 1
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _write_lexical(folder: Path, texts: list[str]) -> None:
@@ -95,48 +134,57 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
                         "url": unit.url, "meta": unit.meta, "chunk_rows": rows,
                         "hash": unit.content_hash()})
 
+    checkpoint = _Checkpoint(index_dir)
+    previous.update(checkpoint.load())
     missing = [i for i, h in enumerate(hashes) if h not in previous]
+    first_row: dict[str, int] = {}   # a text in several chunks (quoted logs, bot replies) is embedded once
+    for i in missing:
+        first_row.setdefault(hashes[i], i)
+    todo = sorted(first_row.values(), key=lambda i: -len(texts[i]))
     embed_seconds = 0.0
     dim = old_manifest.get("dim") if old_manifest.get("model") == model else None
-    vectors = np.zeros((len(texts), dim or 0), dtype=np.float32) if dim else None
-    if missing or dim is None:
-        if encoder is None:
-            if progress:
-                print(f"Loading embedding model {model} ...", file=sys.stderr)
-            from assistant.embed import SentenceTransformerEncoder
 
-            encoder = SentenceTransformerEncoder(model)
-        dim = encoder.dim
-        vectors = np.zeros((len(texts), dim), dtype=np.float32)
-        t0 = time.perf_counter()
-        batch = 64
-        bar = None
-        if progress and len(missing) > batch:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(missing), desc="Embedding chunks", unit="chunk", file=sys.stderr)
-        for start in range(0, len(missing), batch):
-            rows = missing[start: start + batch]
-            vectors[rows] = encoder.encode([texts[i] for i in rows])
-            if bar:
-                bar.update(len(rows))
-        if bar:
-            bar.close()
-        embed_seconds = time.perf_counter() - t0
-    for i, h in enumerate(hashes):
-        if h in previous:
-            vectors[i] = previous[h]
-
+    _remove_stale_builds(index_dir)
     tmp = index_dir.with_name(f".{index_dir.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
-        import faiss
+        onnx = _query_encoder(index_dir, tmp, old_manifest, model, encoder, needed=bool(todo or dim is None),
+                              progress=progress)
+        vectors = np.zeros((len(texts), dim or 0), dtype=np.float32) if dim else None
+        if todo or dim is None:
+            if encoder is None:
+                encoder = _ingest_encoder(tmp, model, progress)
+            dim = encoder.dim
+            vectors = np.zeros((len(texts), dim), dtype=np.float32)
+            t0 = time.perf_counter()
+            bar = None
+            if progress and len(todo) > 64:
+                from tqdm import tqdm
 
-        flat = faiss.IndexFlatIP(dim)
-        if len(texts):
-            flat.add(vectors)
-        faiss.write_index(flat, str(tmp / "vectors.faiss"))
+                bar = tqdm(total=len(todo), desc="Embedding chunks", unit="chunk", file=sys.stderr)
+            unsaved: list[int] = []
+            for start in range(0, len(todo), EMBED_STEP):
+                rows = todo[start: start + EMBED_STEP]
+                vectors[rows] = encoder.encode([texts[i] for i in rows])
+                unsaved += rows
+                if len(unsaved) >= CHECKPOINT_CHUNKS and start + EMBED_STEP < len(todo):
+                    checkpoint.save([hashes[i] for i in unsaved], vectors[unsaved])
+                    unsaved = []
+                if bar:
+                    bar.update(len(rows))
+            if bar:
+                bar.close()
+            embed_seconds = time.perf_counter() - t0
+        for i, h in enumerate(hashes):
+            if h in previous:
+                vectors[i] = previous[h]
+            elif first_row.get(h, i) != i:
+                vectors[i] = vectors[first_row[h]]
+        del previous
+
+        faiss = _faiss()
+        faiss.write_index(vector_index(vectors, dim), str(tmp / "vectors.faiss"))
         _write_lexical(tmp, texts)
         offsets = [0]
         with open(tmp / "texts.jsonl", "wb") as out:
@@ -147,7 +195,6 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
         np.save(tmp / "text_offsets.npy", np.asarray(offsets, dtype=np.int64))
         (tmp / "units.json").write_text(json.dumps(records, ensure_ascii=False))
         (tmp / "chunks.json").write_text(json.dumps({"unit": unit_rows, "hash": hashes}))
-        onnx = _query_encoder(index_dir, tmp, old_manifest, model, encoder)
         manifest = {
             "format": FORMAT_VERSION, "model": model, "dim": dim, "onnx": onnx,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"), "chunks": len(texts),
@@ -155,27 +202,76 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
         }
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1))
         _swap_in(tmp, index_dir)
+        checkpoint.remove()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     removed = len(set(old_manifest.get("units", {})) - seen_ids)
-    return BuildStats(units=len(records), chunks=len(texts), embedded=len(missing),
+    return BuildStats(units=len(records), chunks=len(texts), embedded=len(todo),
                       reused=len(texts) - len(missing), seconds=time.perf_counter() - started,
                       embed_seconds=embed_seconds, removed_units=removed)
 
 
-def _query_encoder(index_dir: Path, tmp: Path, old_manifest: dict, model: str, encoder) -> bool:
-    """Carry the ONNX export over from the previous index, or export it now."""
+def _faiss():
+    import faiss
+
+    return faiss
+
+
+def _query_encoder(index_dir: Path, tmp: Path, old_manifest: dict, model: str, encoder,
+                   needed: bool = True, progress: bool = False) -> bool:
+    """Carry the ONNX export (and its int8 ingest copy) over from the previous index, or export it
+    now: in a child process, so torch's ~0.5 GB never counts against this build's memory."""
     files = (ONNX_FILE, TOKENIZER_FILE, ENCODER_CONFIG)
     if old_manifest.get("model") == model and all((index_dir / f).exists() for f in files):
-        for f in files:
-            os.link(index_dir / f, tmp / f) if _same_device(index_dir, tmp) else shutil.copy2(index_dir / f, tmp / f)
+        for f in (*files, INGEST_ONNX_FILE):
+            if (index_dir / f).exists():
+                os.link(index_dir / f, tmp / f) if _same_device(index_dir, tmp) else shutil.copy2(index_dir / f, tmp / f)
+        if needed and not (tmp / INGEST_ONNX_FILE).exists():
+            from assistant.embed import quantize_export
+
+            quantize_export(tmp)   # an index from before the int8 ingest encoder
         return True
-    if encoder is None:
+    export = getattr(encoder, "export_onnx", None) if encoder is not None else None
+    if export is not None:
+        return bool(export(tmp))
+    if encoder is not None:
+        return False
+    if progress:
+        print(f"Exporting embedding model {model} to ONNX (once per index) ...", file=sys.stderr)
+    child = subprocess.run(
+        [sys.executable, "-c", "import sys; from assistant.embed import export_encoder; "
+         "sys.exit(0 if export_encoder(sys.argv[1], sys.argv[2]) else 3)", model, str(tmp)],
+        cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True)
+    if child.returncode not in (0, 3) and "ModelNotFound" in child.stderr:
         from assistant.embed import SentenceTransformerEncoder
 
-        encoder = SentenceTransformerEncoder(model)
-    export = getattr(encoder, "export_onnx", None)
-    return bool(export and export(tmp))
+        SentenceTransformerEncoder(model)   # raises the one-line ModelNotFound for the user
+    return child.returncode == 0 and (tmp / ONNX_FILE).exists()
+
+
+def _ingest_encoder(tmp: Path, model: str, progress: bool):
+    """The int8 ONNX encoder when the export exists, else sentence-transformers."""
+    if (tmp / ONNX_FILE).exists():
+        from assistant.embed import OnnxIngestEncoder
+
+        return OnnxIngestEncoder(tmp)
+    if progress:
+        print(f"Loading embedding model {model} ...", file=sys.stderr)
+    from assistant.embed import SentenceTransformerEncoder
+
+    return SentenceTransformerEncoder(model)
+
+
+def _remove_stale_builds(index_dir: Path) -> None:
+    """Temporary folders of builds that were killed outright (no `finally` ran)."""
+    for stale in index_dir.parent.glob(f".{index_dir.name}.tmp-*"):
+        pid = stale.name.rsplit("-", 1)[-1]
+        try:
+            os.kill(int(pid), 0)
+        except (ValueError, ProcessLookupError):
+            shutil.rmtree(stale, ignore_errors=True)
+        except PermissionError:
+            pass   # another user's live process
 
 
 def _same_device(a: Path, b: Path) -> bool:

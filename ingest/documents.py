@@ -2,7 +2,9 @@
 
 A unit is what retrieval returns (an entry, a document, an issue); chunks are what gets embedded.
 Document chunking uses llama-index's Markdown parser for sections, then splits long sections on
-blank lines without ever cutting a fenced code block or a Python traceback.
+blank lines without cutting a fenced code block or a Python traceback, unless the block is longer
+than MAX_CHUNK_CHARS: then it is cut on lines (a single huge line on characters) like any long
+text, so a 5 MB issue body or log never becomes one 5 MB chunk.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from assistant.kb import Entry
 
 DOC_SUFFIXES = {".md", ".markdown", ".txt", ".log", ".html", ".htm", ".rst"}
 CHUNK_CHARS = 1500   # soft limit for a document chunk; code blocks and tracebacks may exceed it
+MAX_CHUNK_CHARS = 4 * CHUNK_CHARS   # hard limit: a longer block is cut (bounds index and ingest memory)
 MAX_DOC_BYTES = 5_000_000
 
 
@@ -91,10 +94,35 @@ def _blocks(text: str) -> list[str]:
     return blocks
 
 
+def bounded_chunks(text: str, limit: int = MAX_CHUNK_CHARS, piece: int = CHUNK_CHARS) -> list[str]:
+    """[text] when it fits `limit`; else pieces of about `piece` characters cut on lines, and a
+    line longer than `piece` cut on characters."""
+    if len(text) <= limit:
+        return [text]
+    pieces: list[str] = []
+    current: list[str] = []
+    size = 0
+    for line in text.split("\n"):
+        while len(line) > piece:
+            if current:
+                pieces.append("\n".join(current))
+                current, size = [], 0
+            pieces.append(line[:piece])
+            line = line[piece:]
+        if current and size + len(line) + 1 > piece:
+            pieces.append("\n".join(current))
+            current, size = [], 0
+        current.append(line)
+        size += len(line) + 1
+    if current:
+        pieces.append("\n".join(current))
+    return pieces
+
+
 def split_text(text: str, limit: int = CHUNK_CHARS) -> list[str]:
     chunks: list[str] = []
     current = ""
-    for block in _blocks(text):
+    for block in (part for whole in _blocks(text) for part in bounded_chunks(whole)):
         if current and len(current) + len(block) + 2 > limit:
             chunks.append(current)
             current = ""

@@ -1,7 +1,7 @@
 """Scale benchmark for GitHub issues: generate N realistic issues, ingest them next to the curated KB,
 then measure what a user waits for and what the machine holds.
 
-    python -m ingest.github_bench --n 2000                 real MiniLM embeddings (what `ask ingest` does)
+    python -m ingest.github_bench --n 2000                 real MiniLM embeddings (the int8 ONNX encoder `ask ingest` uses)
     python -m ingest.github_bench --n 20000 --encoder hashed
 
 Figures: import time, unit building (cold and cached), embedding throughput (chunks/s), total
@@ -14,7 +14,8 @@ do not depend on the model (store, units, BM25, FAISS size and search, memory, q
 measured at full scale on a small machine; queries still run the real ONNX MiniLM. Its retrieval
 quality figures are meaningless and are not printed; the real encoder's throughput comes from a
 `--encoder real` run, and the full-scale embedding time is extrapolated from it.
-Each phase runs in its own process so peak RSS belongs to that phase. Not part of the test suite.
+Each phase runs in its own process so peak RSS belongs to that phase (the one-time ONNX export runs
+in a child process of the build and is not counted). Not part of the test suite.
 """
 
 from __future__ import annotations

@@ -1,13 +1,16 @@
 """A loopback fake of the GitHub REST API (the issue endpoints `ask ingest github` uses), a real HTTP
 server on 127.0.0.1 serving issue and comment objects in the API's shape, with what makes a sync
 hard: pagination by Link header (page/per_page, at most 100), `since` filtering and sort order,
-pull requests mixed into the issue listing, rate-limit headers on every answer, 401 without the
+pull requests mixed into the issue listing (merged ones with `pull_request.merged_at`), the
+releases listing (newest first, paginated like the issues), rate-limit headers on every answer, 401 without the
 token, 404/410 for deleted and 301 for transferred issues, and scripted failures (5xx, 403/429
 rate limits with Retry-After or X-RateLimit-Reset).
 
     with FakeGitHub() as gh:
         gh.add_issue(1, "title", "body", comments=[("user", "NONE", "text")])
         gh.fail(listing_page(2), 502, times=2)
+        gh.add_pull_request(2, "Fix the crash", "Fixes #1", merged_at="2025-03-02T00:00:00Z")
+        gh.add_release("v0.4.6", "* Fix the crash in https://github.com/sgl-project/sglang/pull/2")
         ... ask ingest github sgl-project/sglang --api-url {gh.url}
 """
 
@@ -41,6 +44,7 @@ class Fault:
     headers: dict = field(default_factory=dict)
     message: str = "Server Error"
     reset_in: float | None = None   # X-RateLimit-Remaining: 0 and Reset = now + reset_in
+    body: bytes | None = None       # a raw body instead of the error object (truncated JSON, ...)
 
 
 class FakeGitHub:
@@ -49,6 +53,7 @@ class FakeGitHub:
         self.token = token
         self.issues: dict[int, dict] = {}
         self.comments: dict[int, list[dict]] = {}
+        self.releases: list[dict] = []
         self.gone: dict[int, int] = {}          # number -> 404 / 410 (deleted) or 301 (transferred)
         self.faults: list[Fault] = []
         self.requests: list[str] = []           # "path?query" of every request, in order
@@ -77,6 +82,31 @@ class FakeGitHub:
         for c in comments:
             self.add_comment(number, *c)
         return issue
+
+    def add_pull_request(self, number: int, title: str, body: str = "", *, merged_at: str | None = None,
+                         author: str = "contributor") -> dict:
+        """A pull request as the issue listing shows it; merged_at set means it was merged."""
+        pr = self.add_issue(number, title, body, state="closed" if merged_at else "open", author=author,
+                            pull_request=True)
+        pr["pull_request"]["merged_at"] = merged_at
+        if merged_at:
+            pr["closed_at"] = merged_at
+        return pr
+
+    def add_release(self, tag: str, body: str = "", *, published_at: str | None = None, name: str | None = None,
+                    draft: bool = False, prerelease: bool = False) -> dict:
+        """A release as `GET /repos/{owner}/{repo}/releases` returns it (published now unless given)."""
+        published = published_at or self.tick()
+        release = {"url": f"https://api.github.com/repos/{self.repo}/releases/{len(self.releases) + 1}",
+                   "html_url": f"https://github.com/{self.repo}/releases/tag/{tag}", "id": 7_000_000 + len(self.releases),
+                   "tag_name": tag, "name": name or f"Release {tag}", "draft": draft, "prerelease": prerelease,
+                   "created_at": published, "published_at": None if draft else published, "body": body,
+                   "author": {"login": "release-bot", "type": "User"}, "assets": []}
+        self.releases.append(release)
+        return release
+
+    def release_requests(self) -> list[str]:
+        return [r for r in self.requests if urlsplit(r).path == f"/repos/{self.repo}/releases"]
 
     def load_records(self, records) -> None:
         """Serve records of ingest.github_synth.generate as they are."""
@@ -107,8 +137,8 @@ class FakeGitHub:
         self.delete_issue(number, status=301)
 
     def fail(self, match: str, status: int, times: int = 1, headers: dict | None = None,
-             message: str = "Server Error", reset_in: float | None = None) -> None:
-        self.faults.append(Fault(match, status, times, dict(headers or {}), message, reset_in))
+             message: str = "Server Error", reset_in: float | None = None, body: bytes | None = None) -> None:
+        self.faults.append(Fault(match, status, times, dict(headers or {}), message, reset_in, body))
 
     def listing_pages(self) -> list[int]:
         """The page numbers of the issue listing requested so far."""
@@ -172,6 +202,13 @@ class FakeGitHub:
         if auth not in (f"Bearer {self.token}", f"token {self.token}"):
             return self._send(h, 401, {"message": "Bad credentials" if auth else "Requires authentication",
                                        "documentation_url": "https://docs.github.com/rest", "status": "401"})
+        if fault and fault.body is not None:
+            h.send_response(fault.status)
+            for k, v in {"Content-Type": "application/json", "Content-Length": str(len(fault.body))}.items():
+                h.send_header(k, v)
+            h.end_headers()
+            h.wfile.write(fault.body)
+            return None
         if fault:
             headers = dict(fault.headers)
             if fault.reset_in is not None:
@@ -185,6 +222,9 @@ class FakeGitHub:
         base = f"/repos/{self.repo}/issues"
         if parts.path == base:
             return self._listing(h, query)
+        if parts.path == f"/repos/{self.repo}/releases":   # newest first, as GitHub lists them
+            newest_first = sorted(self.releases, key=lambda r: (r["created_at"], r["id"]), reverse=True)
+            return self._paginate(h, parts.path, query, newest_first)
         m = re.fullmatch(re.escape(base) + r"/(\d+)(/comments)?", parts.path)
         if not m:
             return self._send(h, 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})

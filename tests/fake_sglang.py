@@ -36,7 +36,10 @@ class FakeSGLang:
         self.think_in_content = False       # put `reasoning` inside <think>...</think> instead
         self.accepts = set(ALL_FORMATS)     # response_format types accepted; others get HTTP 400
         self.fail: str | None = None        # "500" | "context" | "garbage" | "hang" | "hang_mid_stream"
-        #                                     | "stream_error" | "models_empty"
+        #                                     | "stream_error" | "models_empty" | "keepalive" (only SSE
+        #                                     comments, forever) | "empty_chunks" (chunks with no text,
+        #                                     forever) | "echo_auth" (a 500 whose text repeats the
+        #                                     request's Authorization header, as some proxies do)
         self.fail_times: int | None = None  # fail only this many chat requests, then answer
         self.delay = 0.0                    # seconds between streamed chunks
         self.first_token_delay = 0.0        # seconds before the first chunk
@@ -173,6 +176,9 @@ class _Handler(BaseHTTPRequestHandler):
         fail = state.fail if failing else None
         if fail == "500":
             return self._error(500, "Internal server error: scheduler died", "InternalServerError")
+        if fail == "echo_auth":
+            return self._error(500, "upstream failed for request with headers: Authorization: "
+                                    f"{self.headers.get('Authorization')}; retry later", "InternalServerError")
         if fail == "context":
             return self._error(400, "The input (9000 tokens) is longer than the model's context "
                                     "length (4096 tokens).")
@@ -239,6 +245,12 @@ class _Handler(BaseHTTPRequestHandler):
             if state.first_token_delay and state.wait_stopped(state.first_token_delay):
                 return
             self.wfile.write(chunk({"role": "assistant", "content": ""}))
+            if fail in ("keepalive", "empty_chunks"):   # alive, but never a word: until stopped
+                beat = b": keep-alive\n\n" if fail == "keepalive" else chunk({"content": ""})
+                while not state.wait_stopped(0.2):
+                    self.wfile.write(beat)
+                    self.wfile.flush()
+                return
             step = max(1, state.chunk_chars)
             if reasoning:
                 for i in range(0, len(reasoning), step):

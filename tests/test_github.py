@@ -232,7 +232,7 @@ def test_issue_unit_drops_bot_noise_caps_long_threads_and_keeps_tracebacks_whole
     assert meta["signatures"] == ["KeyError: 'model.layers.3.mlp.experts.w13_weight_scale_inv'"]
     assert meta["versions"][:2] == ["0.5.2", "0.5.3"] and meta["env"]["gpu"].startswith("H100")
     assert meta["maintainer_answered"] and meta["fix_pr"] == 4242 and meta["resolved"]
-    assert meta["resolution"] == "Fixed by #4242, released in 0.5.3."
+    assert meta["resolution"]["summary"] == "Fixed by #4242, released in 0.5.3."
     assert (meta["labels"], meta["state"], meta["updated_at"]) == (["bug", "quant"], "closed", "2025-06-01T00:00:00Z")
 
     stale = _thread_record()

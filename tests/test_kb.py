@@ -179,13 +179,14 @@ def test_caveat_must_be_text(entries):
 def test_caveat_is_shown_under_its_step_in_the_answer():
     from assistant.answer import compose_extractive
     from assistant.render import render_text
+    from assistant.decision import FIX, Decision
     from assistant.retrieve import Hit, Retrieval
     from assistant.trace import analyze
 
     entry = next(e for e in load_entries(REPO / "kb" / "entries") if e.id == "deepep-ibgda-init-failed")
     hit = Hit(unit_id=entry.id, kind="entry", title=entry.title, title_zh=entry.title_zh, url=None,
               score=1.0, lexical=1.0, dense=1.0, signature=1.0, evidence=(), meta=entry.to_dict())
-    retrieval = Retrieval(hits=(hit,), confidence=0.9, abstain=False, analysis=analyze(entry.signatures[0]))
+    retrieval = Retrieval(hits=(hit,), decision=Decision(FIX, 0.9), analysis=analyze(entry.signatures[0]))
     lines = render_text(compose_extractive(retrieval, FlagRegistry.load())).splitlines()
     reboot = next(i for i, line in enumerate(lines) if "update-initramfs" in line)
     assert "! Caution:" in lines[reboot + 1] and "drain" in lines[reboot + 1]

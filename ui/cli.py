@@ -11,7 +11,7 @@
     ask slack                      the Slack bot
     ask feedback                   export stored thumbs up / down
 
-Exit codes: 0 answered, 3 no confident match (abstained), 2 usage error, 1 other error.
+Exit codes: 0 a known fix, 3 a lead or unknown (no fix shown), 2 usage error, 1 other error.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 from assistant.config import Settings
+from assistant.control_chars import neutralize
 from assistant.errors import UsageError
 from ui.exits import EXIT_ABSTAIN, EXIT_ERROR, EXIT_OK, run_command
 from ui.options import endpoint_options, index_options, settings_from_args
@@ -39,6 +41,8 @@ def query_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     endpoint_options(parser)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("--version", action="store_true",
+                        help="the package version, the KB version and the SGLang releases it covers")
     index_options(parser)
     return parser
 
@@ -53,7 +57,10 @@ def _analyze_input(args):
             raise UsageError("give either TEXT or --log FILE, not both")
         if not args.log.is_file():
             raise UsageError(f"--log {args.log}: no such file")
-        analysis = analyze_file(args.log)
+        progress = _log_progress(args.log.stat().st_size)
+        analysis = analyze_file(args.log, progress)
+        if progress:
+            print(file=sys.stderr)   # end the progress line
     elif args.text:
         analysis = analyze_lines(lines_from_text(" ".join(args.text)))
     elif sys.stdin is None or sys.stdin.isatty():
@@ -63,6 +70,20 @@ def _analyze_input(args):
     if analysis.total_lines == 0 or not any(analysis.masked_lines):
         raise UsageError("the input is empty: paste an error trace or pass a log with --log FILE")
     return analysis
+
+
+def _log_progress(size: int):
+    """A progress line on stderr while a log of more than a few MB is triaged (None otherwise)."""
+    if size < 4_000_000:
+        return None
+    started = time.monotonic()
+
+    def show(lines: int, characters: int) -> None:
+        done = min(1.0, characters / size)
+        elapsed = time.monotonic() - started
+        eta = f", ~{elapsed / done - elapsed:.0f} s left" if 0.02 < done < 1.0 else ""
+        print(f"\rTriaging the log: {done:4.0%} ({lines:,} lines){eta}   ", end="", file=sys.stderr, flush=True)
+    return show
 
 
 def _make_llm(settings: Settings, stderr):
@@ -89,14 +110,41 @@ def _erase_preview(text: str, stream) -> None:
     stream.flush()
 
 
+def print_version(settings: Settings) -> None:
+    """`ask --version`: what a bug report needs, the package, the KB and the registries' releases."""
+    from assistant.resources import (default_kb_dir, kb_fingerprint, package_version, registry_coverage,
+                                     require_kb)
+
+    print(f"sglang-ask {package_version()}")
+    entries = require_kb(settings.kb_dir)
+    coverage = registry_coverage(default_kb_dir())
+    dated = max((c.generated for c in coverage if c.generated), default="undated")
+    print(f"knowledge base: {entries} entries, content {kb_fingerprint(settings.kb_dir)}, data of {dated} "
+          f"({settings.kb_dir})")
+    built = (settings.index_dir / "manifest.json").exists()
+    print(f"index: {settings.index_dir}" + ("" if built else " (not built yet: the first query builds it)"))
+    labels = {"sglang_flags.json": "flag registry", "sglang_errors.jsonl.gz": "error origins",
+              "sglang_deps.json": "dependency pins"}
+    for c in coverage:
+        span = (f"SGLang {c.releases[0]} - {c.releases[-1]} ({len(c.releases)} releases)" if c.releases
+                else "missing or unreadable")
+        print(f"{labels.get(c.name, c.name)}: {span}")
+
+
 def run_query(argv: list[str]) -> int:
     parser = query_parser()
     args = parser.parse_args(argv)
     settings = settings_from_args(args)
+    if args.version:
+        print_version(settings)
+        return EXIT_OK
     if args.no_llm:
         settings = settings.with_options(use_llm=False)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not args.json)
     analysis = _analyze_input(args)
+    from assistant.resources import require_kb
+
+    require_kb(settings.kb_dir)  # one line naming the folder, not a failure deep in the index build
     from assistant.pipeline import Assistant
     from assistant.render import render_text
     from ingest.update import ingest_kb
@@ -118,7 +166,8 @@ def run_query(argv: list[str]) -> int:
 
     if llm is not None and not args.json and sys.stderr.isatty():
         # a cold prompt on a busy server can take a while before the first verified piece
-        waiting = f"asking {llm.model} at {settings.endpoint} ...\n"
+        # the model name comes from the server: data, cleaned like any other
+        waiting = f"asking {neutralize(llm.model)} at {neutralize(settings.endpoint)} ...\n"
         streamed.append(waiting)
         sys.stderr.write(waiting)
         sys.stderr.flush()
@@ -133,7 +182,7 @@ def run_query(argv: list[str]) -> int:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=1))
     else:
         print(render_text(answer, color=color))
-    return EXIT_ABSTAIN if answer.abstained else EXIT_OK
+    return EXIT_OK if answer.outcome == "fix" else EXIT_ABSTAIN   # a lead is not an answer to act on
 
 
 def run_kb(argv: list[str]) -> int:
@@ -145,12 +194,19 @@ def run_kb(argv: list[str]) -> int:
     settings = settings_from_args(args)
     from assistant.flags import FlagRegistry
     from assistant.kb import check_entries
+    from assistant.origin import DEFAULT_PATH as MESSAGES_PATH
+    from assistant.origin import ErrorRegistry
 
-    report = check_entries(settings.entries_dir, FlagRegistry.load())
+    # signatures are compared with SGLang's messages when the registry is built (warnings only)
+    messages = ErrorRegistry.load() if MESSAGES_PATH.exists() else None
+    report = check_entries(settings.entries_dir, FlagRegistry.load(), messages)
     for error in report.errors:
         print(error, file=sys.stderr)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     status = "FAILED" if report.errors else "ok"
-    print(f"kb check: {len(report.entries)} entries valid, {len(report.errors)} problems: {status}")
+    print(f"kb check: {len(report.entries)} entries valid, {len(report.errors)} problems, "
+          f"{len(report.warnings)} warnings: {status}")
     return EXIT_OK if report.ok else EXIT_ERROR
 
 

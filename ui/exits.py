@@ -7,7 +7,9 @@ import os
 import sys
 from collections.abc import Callable
 
+from assistant.control_chars import neutralize
 from assistant.errors import AssistantError, UsageError
+from assistant.redact import redact
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_ABSTAIN = 0, 1, 2, 3
 
@@ -18,12 +20,12 @@ def run_command(command: Callable[[], int]) -> int:
     try:
         return command()
     except UsageError as exc:
-        print(f"ask: {exc}", file=sys.stderr)
+        print(f"ask: {_shown(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except AssistantError as exc:
         if debug:
             raise
-        print(f"ask: {exc}", file=sys.stderr)
+        print(f"ask: {_shown(exc)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
@@ -32,6 +34,11 @@ def run_command(command: Callable[[], int]) -> int:
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, no traceback
         if debug:
             raise
-        print(f"ask: unexpected error ({type(exc).__name__}: {exc}); rerun with ASK_DEBUG=1 for the "
-              "traceback", file=sys.stderr)
+        print(f"ask: unexpected error ({type(exc).__name__}: {_shown(exc)}); rerun with ASK_DEBUG=1 for "
+              "the traceback", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _shown(exc: BaseException) -> str:
+    """An error's text as the terminal may see it: one line, no secrets, no escape sequences."""
+    return " ".join(redact(neutralize(str(exc))).split())

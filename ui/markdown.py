@@ -1,23 +1,68 @@
 """Turn an Answer into the Markdown the web page shows: the chat reply, the sources panel and the
 detected environment. Presentation only: every fact comes from the Answer as the library made it.
 
+The outcome is visible first: a fix carries a FIX badge under its title; a lead or unknown is a
+heading of its own (`⚠️ LEAD (not confirmed)`, `❔ UNKNOWN: not a known problem`) and has no Fix
+section and no command blocks.
+
 Fix commands (a step's lines starting with "    $ ") become ```bash blocks, which the Gradio
 chatbot gives a copy button. Text that came from the user's log is fenced or put in code spans,
 so `*`, `_` and `<` in a trace are shown as written instead of being read as Markdown or HTML.
+Everything else that reaches the chat goes through `page_safe`: no raw HTML (an `<img>` in a paste
+or a model answer would make the browser fetch any URL), no Markdown images, no control characters,
+no secrets.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
 from assistant.answer import Answer, Match
+from assistant.control_chars import neutralize
+from assistant.provenance import dependency_sentence, origin_lines
+from assistant.redact import redact
 
 COMMAND_PREFIX = "    $ "
 ECHO_MAX_LINES = 40        # lines of a paste repeated in the user's chat bubble
 ECHO_MAX_CHARS = 6000
 MODE_LABELS = {"llm": "written by the SGLang model, checked against the knowledge base",
                "extractive": "from the knowledge base"}
+
+
+# code blocks (possibly indented, as fix commands are) and code spans show their text as written
+_CODE_RE = re.compile(r"(`{3,}|~{3,})[^\n]*\n.*?\n[ \t]*\1[ \t]*(?=\n|$)|(`+)[^`\n].*?(?<!`)\2(?!`)", re.S)
+_OWN_TAGS_RE = re.compile(r"<(?!/?sub>)")   # <sub> is the answer heading's own markup
+
+
+def page_safe(markdown: str) -> str:
+    """Chat Markdown that can load nothing: outside code, `<` is shown as text (no HTML such as
+    <img>, <iframe> or autolinks) and `![...](url)` images become plain text; control characters
+    and escape sequences are removed everywhere, and secrets are scrubbed."""
+    markdown = redact(neutralize(markdown))
+    out, last = [], 0
+    for code in _CODE_RE.finditer(markdown):
+        out += [_defused(markdown[last:code.start()]), code.group(0)]
+        last = code.end()
+    out.append(_defused(markdown[last:]))
+    return "".join(out)
+
+
+def _defused(text: str) -> str:
+    return _OWN_TAGS_RE.sub("&lt;", text).replace("![", "!\\[")
+
+
+def _page_safe_result(render, safe=page_safe):
+    @functools.wraps(render)
+    def wrapper(*args, **kwargs) -> str:
+        return safe(render(*args, **kwargs))
+    return wrapper
+
+
+def _neutralized_result(render):
+    """For the panels built as escaped HTML: only the control characters need removing."""
+    return _page_safe_result(render, neutralize)
 
 
 def fenced(text: str, language: str = "text") -> str:
@@ -56,26 +101,39 @@ def fix_markdown(steps: list[str]) -> list[str]:
     return out
 
 
+OUTCOME_ICONS = {"fix": "✅", "lead": "⚠️", "unknown": "❔"}
+FIX_BADGE = "**✅ FIX** · a known problem with a known fix"
+
+
+def outcome_heading(answer: Answer) -> str:
+    """The outcome as a heading (a lead or unknown) or a badge under the title (a fix)."""
+    icon = OUTCOME_ICONS.get(answer.outcome, "❔")
+    return f"### {icon} {answer.headline}" if answer.abstained else FIX_BADGE
+
+
 def _heading(answer: Answer) -> list[str]:
     if answer.abstained:
-        return ["### No confident match in the knowledge base"]
+        return [outcome_heading(answer)]
     top = answer.matches[0] if answer.matches else None
     if top is None:
-        return ["### Answer"]
-    lines = [f"### {top.title}"]
+        return ["### Answer", FIX_BADGE]
+    lines = [f"### {top.title}", FIX_BADGE]
     if top.title_zh:
-        lines.append(top.title_zh)
+        lines += ["", top.title_zh]
     lines += ["", f"<sub>{code_span(top.id)} · match score {top.score:.2f} · answer confidence "
                   f"{answer.confidence:.2f} · KB confidence {top.confidence or 'n/a'} · "
                   f"{MODE_LABELS.get(answer.mode, answer.mode)}</sub>"]
     return lines
 
 
+@_page_safe_result
 def answer_markdown(answer: Answer) -> str:
     """The chat reply: the matched problem, what went wrong, the fix, warnings, next steps."""
     out = _heading(answer)
     if answer.note:
         out += ["", f"> Note: {answer.note}"]
+    if answer.abstained:
+        return "\n".join(out + _not_confirmed_markdown(answer)).strip()
     out += ["", "**What went wrong**", "", answer.diagnosis]
     if answer.abstained and answer.primary_error:
         out += ["", "**The error that matters in your log**", "", fenced(answer.primary_error)]
@@ -90,6 +148,64 @@ def answer_markdown(answer: Answer) -> str:
     if answer.changes:
         out += ["", "**Checked before display**", ""] + [f"- {c}" for c in answer.changes]
     return "\n".join(out).strip()
+
+
+def _not_confirmed_markdown(answer: Answer) -> list[str]:
+    """A lead or unknown: what is known, why it is not a fix, what to collect. The entry's steps
+    are not shown, and nothing becomes a copyable command block: nothing here is the fix."""
+    out = _provenance_markdown(answer) + ["", answer.diagnosis]
+    if answer.reasons:
+        title = "Why it is only a lead" if answer.outcome == "lead" else "Why there is no fix"
+        out += ["", f"**{title}**", ""] + [f"- {r}" for r in answer.reasons]
+    if answer.confirm_if:
+        out += ["", "**It would apply if your log also shows**", ""]
+        out += [f"- {code_span(line)}" for line in answer.confirm_if]
+    if answer.primary_error:
+        out += ["", "**The root error in your log**", "", fenced(answer.primary_error)]
+    where = [code_span(c) for c in answer.failing_components]
+    if answer.failing_module:
+        where.append(f"innermost frame in {code_span(answer.failing_module)}")
+    if where:
+        out += ["", "**Where it arises:** " + ", ".join(where)]
+    if answer.explanation:
+        out += ["", "**The model's reading of the error** (not from the knowledge base)", "",
+                f"> {' '.join(answer.explanation.split())}"]
+    if answer.warnings:
+        out += ["", "**Warnings**", ""] + [f"- ⚠ {w}" for w in answer.warnings]
+    if answer.next_steps:
+        out += ["", "**Collect or try next**", ""] + [f"- {s}" for s in answer.next_steps]
+    if answer.changes:
+        out += ["", "**Checked before display**", ""] + [f"- {c}" for c in answer.changes]
+    return out
+
+
+def _provenance_markdown(answer: Answer) -> list[str]:
+    """A lead or unknown opens with where the error comes from and the dependency pin: what the
+    registries know for certain when no entry is the fix."""
+    out = []
+    if answer.origin is not None:
+        first, *rest = origin_lines(answer.origin)
+        out += ["", f"**Where it comes from:** {code_span(first)}"]
+        out += [f"- {code_span(r) if r.startswith('when: ') else r}" for r in rest]
+    if answer.dependency is not None:
+        out += ["", f"**Dependency:** {code_span(dependency_sentence(answer.dependency))}"]
+    return out
+
+
+def origin_source_markdown(answer: Answer) -> str:
+    """The emitting site as a block of the sources panel: module:function, the condition and the
+    source lines around it, the releases that have the message."""
+    origin = answer.origin
+    first, *rest = origin_lines(origin)
+    body = [f"<p>{html.escape(line)}</p>" for line in rest if not line.startswith("when: ")]
+    if origin.is_sglang and origin.context:
+        where = f"{origin.path}, line {origin.line}" if origin.line else origin.path
+        body.append(f"<p>Source ({html.escape(where)}, newest release with it):</p>"
+                    f"<pre>{html.escape(origin.context)}</pre>")
+    elif origin.is_sglang and origin.condition:
+        body.append(f"<p>Condition:</p><pre>{html.escape(origin.condition)}</pre>")
+    return (f'<details class="source" open><summary><b>Where it comes from</b> · {html.escape(first)}'
+            "</summary>" + "".join(body) + "</details>")
 
 
 def _links(match: Match) -> list[str]:
@@ -134,13 +250,18 @@ def source_markdown(rank: int, match: Match, opened: bool = False) -> str:
             + "".join(body) + "</details>")
 
 
+@_neutralized_result
 def sources_markdown(answer: Answer | None) -> str:
     """The sources panel: the matched entries (best first), then similar GitHub reports."""
     if answer is None:
         return "Sources appear here: each matched KB entry or issue with its score, confidence and link."
     out = []
+    # for a fix the entry is the source; for a lead or unknown where the error comes from leads
+    if answer.origin is not None and answer.outcome != "fix":
+        out += [origin_source_markdown(answer), ""]
     if answer.matches:
-        heading = "Closest entries (not a match)" if answer.abstained else "Matched"
+        heading = {"fix": "Matched", "lead": "Lead (not confirmed) and other candidates"}.get(
+            answer.outcome, "Closest entries (not a match)")
         out += [f"**{heading}**", ""]
         out += [source_markdown(i, m) for i, m in enumerate(answer.matches, 1)]
     seen = {m.id for m in answer.matches}
@@ -148,9 +269,12 @@ def sources_markdown(answer: Answer | None) -> str:
     if similar:
         out += ["", "**Similar reports**", ""]
         out += [source_markdown(i, m) for i, m in enumerate(similar, len(answer.matches) + 1)]
+    if answer.origin is not None and answer.outcome == "fix":
+        out += ["", origin_source_markdown(answer)]
     return "\n".join(out) if out else "No sources matched this question."
 
 
+@_neutralized_result
 def detected_markdown(answer: Answer | None) -> str:
     """What the trace says about the user's setup (versions, GPU, launch flags)."""
     if answer is None:
@@ -169,6 +293,7 @@ def detected_markdown(answer: Answer | None) -> str:
     return "\n".join(out)
 
 
+@_page_safe_result
 def question_markdown(text: str, file_name: str | None = None, file_size: int | None = None) -> str:
     """The user's chat bubble: prose as written, a trace in a code block, a file by its name."""
     parts = []
@@ -198,4 +323,5 @@ def _size(n: int) -> str:
 def history_text(answer: Answer) -> str:
     """A compact version of an answer for the conversation history the model sees."""
     steps = "; ".join(split_step(s)[0] for s in answer.fix)
-    return answer.diagnosis + (f" Fix: {steps}" if steps else "")
+    outcome = "" if answer.outcome == "fix" else f"[{answer.headline}] "
+    return outcome + answer.diagnosis + (f" Fix: {steps}" if steps else "")

@@ -17,7 +17,8 @@ def endpoint_options(parser: argparse.ArgumentParser) -> None:
                                            "default http://127.0.0.1:30000/v1)")
     parser.add_argument("--model", help="model name on the endpoint (env ASK_MODEL; default: from /v1/models)")
     parser.add_argument("--api-key", help="the endpoint's --api-key (env ASK_API_KEY)")
-    parser.add_argument("--timeout", type=float, help="seconds per LLM request (env ASK_TIMEOUT)")
+    parser.add_argument("--timeout", type=float, help="deadline in seconds for a whole LLM answer, "
+                                                      "whatever the server sends (env ASK_TIMEOUT)")
     parser.add_argument("--top-k", type=int, help="matches to show (env ASK_TOP_K)")
 
 

@@ -31,6 +31,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from assistant.config import Settings
 from assistant.errors import AssistantError, UsageError
+from assistant.redact import install_log_redaction
 from ui.slack_format import (ACTION_HELPFUL, ACTION_NOT_HELPFUL, answer_messages, feedback_recorded,
                              feedback_value, notice, redact, redact_data, slack_to_plain)
 
@@ -462,6 +463,7 @@ def main(argv: list[str] | None = None) -> int:
     verify_bot_token(os.environ["SLACK_BOT_TOKEN"])  # fail fast, before the index loads
     logging.basicConfig(level=logging.DEBUG if os.environ.get("ASK_DEBUG") else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    install_log_redaction()   # tokens in an exception's text (Slack's, the model server's) stay out of the log
 
     from assistant.pipeline import Assistant
     from ingest.update import ingest_kb

@@ -1,6 +1,10 @@
 """Turn an Answer into Slack messages: mrkdwn blocks with the fix in code blocks, sources as
 `<url|title>` links and feedback buttons, split to fit Slack's limits; and read Slack's text back.
 
+The outcome leads every answer: `FIX: <title>`, `LEAD (not confirmed)` or `UNKNOWN: not a known
+problem` in the first section, the fallback text and the footer; a lead or unknown has no Fix
+section and no fix commands.
+
 Everything the bot posts goes through `redact`, so a token or password that a user pasted along
 with their log is never echoed into the channel. The answer quotes at most the matched error
 lines (`Match.evidence`), never the user's traceback.
@@ -14,6 +18,9 @@ import re
 import urllib.parse
 
 from assistant.answer import Answer
+from assistant.control_chars import neutralize
+from assistant.provenance import dependency_sentence, origin_lines
+from assistant.redact import REDACTED, redact, redact_data  # noqa: F401 - the library's one scrubber, re-exported
 
 # Slack's documented limits: 3000 characters in a section's text, 50 blocks in a message, and
 # 2000 characters in a button value. Messages are kept well under the 40k-character message cap so
@@ -29,51 +36,6 @@ FALLBACK_CHARS = 300
 FEEDBACK_BLOCK_ID = "ask_feedback"
 ACTION_HELPFUL = "ask_feedback_up"
 ACTION_NOT_HELPFUL = "ask_feedback_down"
-
-REDACTED = "[redacted]"
-# values that only stand for a secret: $HF_TOKEN, <key>, [0-9]*, EMPTY (the OpenAI client's dummy key)
-_PLACEHOLDER = r"(?!\$|<|\[|\{|\*|(?:EMPTY|None|null|none|xxx+|your[_-])(?:[\s\"',;}]|$))"
-_SECRET_NAME = r"(?:api[_-]?key|access[_-]?key|secret(?:[_-]?key)?|token|password|passwd|pwd|auth)"
-_REDACTIONS = [
-    # well-known token shapes, wherever they appear
-    (re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{8,}"), REDACTED),              # Slack bot/user tokens
-    (re.compile(r"\bxapp-[A-Za-z0-9-]{8,}"), REDACTED),                       # Slack app tokens
-    (re.compile(r"\bhf_[A-Za-z0-9]{8,}"), REDACTED),                          # Hugging Face
-    (re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{8,}"), REDACTED),          # OpenAI-style keys
-    (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), REDACTED),                         # AWS access key ids
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+"), REDACTED),  # JWTs
-    # Authorization / X-Api-Key headers: the whole value (it may be "Bearer <token>")
-    (re.compile(r"(?i)(?<![\w-])((?:proxy-)?authorization|x-api-key|api-key)(\s*[:=]\s*)[^\r\n,;'\"}]+"),
-     rf"\1\2{REDACTED}"),
-    # --api-key X, --hf-token=X, --password X (but not --max-prefill-tokens or --tokenizer-path)
-    (re.compile(rf"(?i)(?<![\w-])(--?[\w-]*{_SECRET_NAME})(?![\w-])(=|\s+){_PLACEHOLDER}(?!-)(\S+)"),
-     rf"\1\2{REDACTED}"),
-    # password=..., HF_TOKEN=..., "api_key": "..." (numbers like `#token: 342` in SGLang's logs stay)
-    (re.compile(rf"(?i)\b([\w.-]*{_SECRET_NAME})\b([\"']?\s*[=:]\s*)([\"']?){_PLACEHOLDER}(?!\d+(?:\.\d+)?\b)([^\s\"'&,;}}]+)"),
-     rf"\1\2\3{REDACTED}"),
-    # credentials inside URLs: scheme://user:password@host
-    (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s@/]+@"), rf"\1{REDACTED}@"),
-]
-
-
-def redact(text: str) -> str:
-    """Replace tokens, keys and passwords with [redacted]; the rest of the text stays as it was."""
-    for pattern, repl in _REDACTIONS:
-        text = pattern.sub(repl, text)
-    return text
-
-
-def redact_data(value):
-    """`redact` applied to every string inside JSON-like data (for what the feedback store keeps)."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, list):
-        return [redact_data(v) for v in value]
-    if isinstance(value, dict):
-        return {k: redact_data(v) for k, v in value.items()}
-    return value
-
 
 # ---- reading Slack's text ------------------------------------------------------------------------
 
@@ -95,8 +57,9 @@ def slack_to_plain(text: str) -> str:
 # ---- writing mrkdwn ------------------------------------------------------------------------------
 
 def escape(text: str) -> str:
-    """Slack treats &, < and > as control characters in every text field, code blocks included."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Slack treats &, < and > as control characters in every text field, code blocks included.
+    Control characters and escape sequences (from a paste, an issue or the model) are removed."""
+    return neutralize(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 _MD_LINK_RE = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
@@ -178,19 +141,59 @@ def _source_links(answer: Answer) -> list[str]:
     return out
 
 
+OUTCOME_EMOJI = {"lead": ":warning:", "unknown": ":grey_question:"}
+
+
+def _not_confirmed_sections(answer: Answer) -> list[str]:
+    """A lead or unknown: the outcome as the header, why, the root error and where it arises; the
+    entry's steps are not shown, so nothing here reads as the fix."""
+    emoji = OUTCOME_EMOJI.get(answer.outcome, ":grey_question:")
+    known = provenance_section(answer, dependency=True)
+    if known:   # where the error comes from is the core of a "not a known problem" answer
+        sections = [f"*{emoji} {escape(answer.headline)}*\n{known}", md_to_mrkdwn(answer.diagnosis)]
+    else:
+        sections = [f"*{emoji} {escape(answer.headline)}*\n" + md_to_mrkdwn(answer.diagnosis)]
+    if answer.reasons:
+        title = "*Why it is only a lead*" if answer.outcome == "lead" else "*Why there is no fix*"
+        sections.append(title + "\n" + "\n".join("• " + md_to_mrkdwn(r) for r in answer.reasons))
+    if answer.confirm_if:
+        sections.append("*It would apply if your log also shows:*\n" + "\n".join(
+            f"> `{escape(redact(line[:EVIDENCE_CHARS]))}`" for line in answer.confirm_if))
+    if answer.primary_error:
+        sections.append("*The root error in your log:*\n"
+                        + _code_block([answer.primary_error[:EVIDENCE_CHARS]]))
+    where = [f"`{escape(c)}`" for c in answer.failing_components]
+    if answer.failing_module:
+        where.append(f"innermost frame in `{escape(redact(answer.failing_module))}`")
+    if where:
+        sections.append("*Where it arises:* " + ", ".join(where))
+    if answer.explanation:
+        sections.append("*The model's reading of the error* (not from the knowledge base)\n"
+                        + md_to_mrkdwn(answer.explanation))
+    return sections
+
+
+def provenance_section(answer: Answer, dependency: bool = False) -> str:
+    """"Where it comes from" (the emitting site or the other library) and the dependency pin."""
+    parts = []
+    if answer.origin is not None:
+        first, *rest = origin_lines(answer.origin)
+        code = [f"`{escape(line)}`" if line.startswith("when: ") else escape(line) for line in rest]
+        parts.append(f"*Where it comes from:* `{escape(first)}`" + "".join(f"\n• {line}" for line in code))
+    if dependency and answer.dependency is not None:
+        parts.append(f"*Dependency:* `{escape(redact(dependency_sentence(answer.dependency)))}`")
+    return "\n".join(parts)
+
+
 def answer_sections(answer: Answer) -> list[str]:
     """The answer as mrkdwn sections, in reading order (each may still be longer than a block)."""
     sections: list[str] = []
     if answer.abstained:
-        sections.append("*:grey_question: No confident match in the knowledge base.*\n"
-                        + md_to_mrkdwn(answer.diagnosis))
-        if answer.primary_error:
-            sections.append("*The error that matters in your log:*\n"
-                            + _code_block([answer.primary_error[:EVIDENCE_CHARS]]))
+        sections += _not_confirmed_sections(answer)
     else:
         top = answer.matches[0] if answer.matches else None
         if top:
-            head = f"*:white_check_mark: {escape(top.title)}*  `{escape(top.id)}`"
+            head = f"*:white_check_mark: FIX: {escape(top.title)}*  `{escape(top.id)}`"
             if top.title_zh:
                 head += "\n" + escape(top.title_zh)
             sections.append(head)
@@ -199,6 +202,9 @@ def answer_sections(answer: Answer) -> list[str]:
                 quoted = [f"> `{escape(redact(line[:EVIDENCE_CHARS]))}`" for line in top.evidence[:EVIDENCE_LINES]]
                 sections.append("*Matched in your log:*\n" + "\n".join(quoted))
         sections.append("*What went wrong*\n" + md_to_mrkdwn(answer.diagnosis))
+        known = provenance_section(answer)
+        if known:
+            sections.append(known)
         if answer.fix:
             sections.append("*Fix*")
             sections += [_fix_step(i, step) for i, step in enumerate(answer.fix, 1)]
@@ -206,7 +212,7 @@ def answer_sections(answer: Answer) -> list[str]:
     if detected:
         sections.append("*Detected:* " + escape(detected))
     if answer.next_steps:
-        title = "*Collect next*" if answer.abstained else "*Verify*"
+        title = "*Collect or try next*" if answer.abstained else "*Verify*"
         steps = [s.removeprefix("Verify: ") for s in answer.next_steps]
         sections.append(title + "\n" + "\n".join("• " + md_to_mrkdwn(s) for s in steps))
     if answer.warnings:
@@ -270,7 +276,8 @@ def feedback_block(value: str) -> dict:
 
 
 def footer(answer: Answer) -> dict:
-    bits = ["answered from the knowledge base" if answer.mode == "extractive" else f"mode: {answer.mode}",
+    bits = [answer.headline,
+            "answered from the knowledge base" if answer.mode == "extractive" else f"mode: {answer.mode}",
             f"confidence {answer.confidence:.2f}"]
     if answer.note:
         bits.append(redact(answer.note))
@@ -279,10 +286,12 @@ def footer(answer: Answer) -> dict:
 
 def fallback_text(answer: Answer) -> str:
     """The notification / screen-reader text of a message (the blocks are what people read)."""
-    if answer.abstained or not answer.matches:
-        text = "No confident match in the knowledge base for this trace."
+    if answer.outcome == "lead" and answer.matches:
+        text = f"{answer.headline}: {answer.matches[0].title}"
+    elif answer.abstained or not answer.matches:
+        text = f"{answer.headline}: no fix in the knowledge base for this trace."
     else:
-        text = f"Likely cause: {answer.matches[0].title}"
+        text = f"FIX: {answer.matches[0].title}"
     return escape(redact(text))[:FALLBACK_CHARS]
 
 

@@ -1,9 +1,10 @@
 """The web UI: a Gradio chat page over the assistant library (`ask serve`, `python -m ui.web`).
 
-Paste a trace or drop a log file; the answer streams into the chat (the matched problem, the fix
-with copyable commands, the warnings), the sources panel beside it lists each matched entry or
-issue with its score, confidence or state and links, and the panel below shows what the trace
-says about the setup (versions, GPU, flags). A banner says whether answers come from the SGLang
+Paste a trace or drop a log file; the answer streams into the chat (its outcome first: a fix
+carries a FIX badge, the matched problem and the fix with copyable commands; a lead or unknown is
+a heading of its own, with why, the root error and what to collect, and no fix), the sources
+panel beside it lists each matched entry or issue with its score, confidence or state and links,
+and the panel below shows what the trace says about the setup (versions, GPU, flags). A banner says whether answers come from the SGLang
 model or from the knowledge base alone. Thumbs up / down on an answer is stored with
 FeedbackStore (`ask feedback` exports it). Errors are one line in the chat, never a traceback.
 
@@ -37,7 +38,8 @@ from assistant.config import Settings
 from assistant.errors import AssistantError, UsageError
 from assistant.pipeline import lines_from_bytes, lines_from_text
 from assistant.trace import Analysis, analyze_lines
-from ui.markdown import (answer_markdown, detected_markdown, history_text, question_markdown,
+from assistant.redact import install_log_redaction, redact
+from ui.markdown import (answer_markdown, detected_markdown, history_text, page_safe, question_markdown,
                          sources_markdown)
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")   # offline: no telemetry calls
@@ -74,6 +76,11 @@ EXAMPLES = [
      "Error while creating shared memory segment /dev/shm/nccl-4Xq2 (size 9637888)"),
     ("Address already in use", "OSError: [Errno 98] Address already in use"),
 ]
+
+# Defence in depth behind ui.markdown.page_safe: answer content can make the page load nothing
+# from elsewhere (no remote images, media, frames or plugins); the page's own files are 'self'.
+CONTENT_SECURITY_POLICY = ('<meta http-equiv="Content-Security-Policy" content="img-src \'self\' data: blob:; '
+                           "media-src 'self' data: blob:; frame-src 'self'; object-src 'none'\">")
 
 CSS = """
 #mode-banner .banner { padding: 8px 12px; border-radius: 8px; font-weight: 500; }
@@ -195,7 +202,7 @@ def page_message(exc: Exception) -> str:
                           ("pass a text log with --log FILE", "drop a text log file"),
                           ("pass a log with --log FILE", "drop a log file")):
             text = text.replace(cli, page)
-        return "⚠ " + " ".join(text.split())
+        return "⚠ " + page_safe(" ".join(redact(text).split()))
     return (f"⚠ Something went wrong while answering ({type(exc).__name__}). The server log has "
             "the details; try again or rephrase the question.")
 
@@ -228,7 +235,11 @@ def build_demo(assistant, settings: Settings, concurrency: int = DEFAULT_CONCURR
 
     from assistant.feedback import FeedbackStore
 
-    store = FeedbackStore(settings.feedback_db)
+    try:
+        store, feedback_off = FeedbackStore(settings.feedback_db), None
+    except AssistantError as exc:   # a broken feedback store must not keep the page from answering
+        store, feedback_off = None, f"Feedback is off: {exc}; then restart `ask serve`."
+        log.warning("%s", feedback_off)
 
     def llm_ready() -> bool:
         return assistant.llm is not None and assistant.llm.available()
@@ -270,7 +281,7 @@ def build_demo(assistant, settings: Settings, concurrency: int = DEFAULT_CONCURR
                     break
             done = item is None
             if streamed and not done:
-                chat[-1] = {"role": "assistant", "content": WRITING + "\n\n" + "".join(streamed)}
+                chat[-1] = {"role": "assistant", "content": WRITING + "\n\n" + page_safe("".join(streamed))}
                 yield gr.update(), chat, gr.update(), gr.update(), session
 
         ready_box = gr.update(value=None, interactive=True)
@@ -298,6 +309,9 @@ def build_demo(assistant, settings: Settings, concurrency: int = DEFAULT_CONCURR
             return
         rating = 1 if data.liked is True else -1
         comment = data.liked if isinstance(data.liked, str) else None
+        if store is None:
+            gr.Warning(feedback_off)
+            return
         try:
             store.record(rated.answer_key, "web", rating, rated.question, rated.answer_json,
                          rated.matched_ids, rated.mode, comment=comment)
@@ -318,6 +332,8 @@ def build_demo(assistant, settings: Settings, concurrency: int = DEFAULT_CONCURR
         gr.Markdown("## ask · SGLang troubleshooting\nPaste an SGLang error trace or drop a server "
                     "log: the answer shows the matched problem, the fix and its sources.")
         banner = gr.Markdown(mode_banner(assistant, settings), elem_id="mode-banner")
+        if feedback_off:
+            gr.Markdown("⚠ " + html.escape(feedback_off), elem_id="feedback-off")
         session = gr.State(None)   # a Session, made by the first answer
         with gr.Row(equal_height=False):
             with gr.Column(scale=3):
@@ -362,7 +378,7 @@ def launch(demo, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, block: bool
     font = ["ui-sans-serif", "system-ui", "sans-serif"]   # no Google Fonts request from the page
     theme = gr.themes.Default(font=font, font_mono=["ui-monospace", "monospace"])
     return demo.launch(server_name=host, server_port=port, share=False, prevent_thread_lock=not block,
-                       show_error=False, quiet=quiet, theme=theme, css=CSS, max_file_size=MAX_UPLOAD,
+                       show_error=False, quiet=quiet, theme=theme, css=CSS, head=CONTENT_SECURITY_POLICY, max_file_size=MAX_UPLOAD,
                        footer_links=["api", "settings"], ssr_mode=False, pwa=False, mcp_server=False)
 
 
@@ -408,6 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_llm:
         settings = settings.with_options(use_llm=False)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    install_log_redaction()   # an exception's text can carry a key an upstream server echoed
     assistant = Assistant.from_settings(settings, progress=lambda m: print(m, file=sys.stderr),
                                         build_index=ingest_kb)
     assistant.llm = connect_llm(settings)

@@ -1,13 +1,17 @@
 """The GitHub REST client: GET with pagination, retries of transient errors, and rate limits
-honoured (a primary limit is waited out up to a maximum, then the sync stops to be resumed)."""
+honoured (a primary limit is waited out up to a maximum, then the sync stops to be resumed).
+A 200 whose body is not the JSON the API sends (truncated, or a list of non-objects, as a proxy
+or a cut connection can leave it) stops the sync resumably, naming GitHub and the URL."""
 
 from __future__ import annotations
 
 import email.utils
+import json
 import time
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
+from assistant.redact import redact
 from ingest.github.errors import GitHubError, Interrupted, RateLimited
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -63,6 +67,8 @@ class GitHubClient:
             self._note_remaining(response)
             status = response.status_code
             if status in ok:
+                if status == 200:
+                    _check_json(response, url)
                 return response
             if status in (403, 429):
                 wait = rate_limit_wait(response)
@@ -155,12 +161,27 @@ def rate_limit_wait(response, force: bool = False) -> float | None:
     return None
 
 
+def _check_json(response, url: str) -> None:
+    """The body of a 200 parses as JSON and a listing holds objects; else Interrupted (the next
+    run asks again), so a bad answer is never half-read into the cache."""
+    problem = None
+    try:
+        data = json.loads(response.content)
+    except (ValueError, UnicodeDecodeError) as exc:
+        problem = f"truncated or invalid JSON: {' '.join(str(exc).split())[:80]}"
+    else:
+        if isinstance(data, list) and not all(isinstance(item, dict) for item in data):
+            problem = "a list that holds non-objects"
+    if problem:
+        raise Interrupted(f"GitHub sent an unreadable answer for {_path(url)} ({problem})")
+
+
 def _message(response) -> str:
     try:
         data = response.json()
     except ValueError:
         return ""
-    return str(data.get("message", ""))[:200] if isinstance(data, dict) else ""
+    return redact(str(data.get("message", ""))[:200]) if isinstance(data, dict) else ""
 
 
 def _path(url: str) -> str:

@@ -1,6 +1,7 @@
 """The local issue cache of one repository (issues.jsonl, appended as fetched, the last line of a
-number wins) and its checkpoint (state.json); and every stored issue of every synced repository
-as index units, cached per issue line."""
+number wins), its pull requests (pulls.jsonl, the same way) and releases (releases.json), and its
+checkpoint (state.json); and every stored issue of every synced repository as index units, cached
+per issue line, with the fix PR and the release that shipped it linked in when they are read."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from assistant.config import Settings
 from ingest.documents import Unit
 from ingest.github.errors import GitHubError
+from ingest.github.resolution import link_fix, prs_by_issue
 from ingest.github.units import issue_unit, unit_code_version
 
 _LINE_HEAD_RE = re.compile(r'^\{"number": (\d+), "(updated_at|gone)": "([^"]*)"')
@@ -33,6 +35,8 @@ class IssueStore:
         self.folder = Path(folder)
         self.issues_path = self.folder / "issues.jsonl"
         self.state_path = self.folder / "state.json"
+        self.pulls_path = self.folder / "pulls.jsonl"
+        self.releases_path = self.folder / "releases.json"
 
     @contextmanager
     def lock(self) -> Iterator[None]:
@@ -62,6 +66,46 @@ class IssueStore:
         tmp = self.state_path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(state, indent=1))
         os.replace(tmp, self.state_path)   # a crash never leaves a half-written checkpoint
+
+    # pull requests and releases: what links an issue to the release that fixed it
+    def pulls(self) -> dict[int, dict]:
+        """Pull requests seen in the issue listing, number -> {number, title, merged_at, fixes}."""
+        pulls: dict[int, dict] = {}
+        if self.pulls_path.exists():
+            with open(self.pulls_path, encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        record = json.loads(line)
+                        pulls[int(record["number"])] = record
+                    except (ValueError, KeyError, TypeError):
+                        continue   # a line cut by a crash
+        return pulls
+
+    def append_pulls(self, records: list[dict]) -> None:
+        if records:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with open(self.pulls_path, "a", encoding="utf-8") as f:
+                f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+    def compact_pulls(self) -> None:
+        pulls = self.pulls()
+        if pulls:
+            tmp = self.pulls_path.with_suffix(".jsonl.tmp")
+            tmp.write_text("".join(json.dumps(pulls[n], ensure_ascii=False) + "\n" for n in sorted(pulls)),
+                           encoding="utf-8")
+            os.replace(tmp, self.pulls_path)
+
+    def releases(self) -> list[dict]:
+        try:
+            return json.loads(self.releases_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+
+    def save_releases(self, releases: list[dict]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.releases_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(releases, ensure_ascii=False, indent=0), encoding="utf-8")
+        os.replace(tmp, self.releases_path)
 
     # the raw cache
     def _latest_offsets(self) -> dict[int, tuple[int, str, bool, int]]:
@@ -125,6 +169,8 @@ class IssueStore:
                         continue
         fresh: dict[str, dict | None] = {}
         units: list[Unit] = []
+        pulls, releases = self.pulls(), self.releases()
+        linked = prs_by_issue(pulls)
         with open(self.issues_path, "rb") as f:
             for n in sorted(latest):
                 offset, updated, gone, length = latest[n]
@@ -142,7 +188,7 @@ class IssueStore:
                     data = asdict(unit) if unit else None
                 fresh[key] = data
                 if data:
-                    units.append(Unit(**data))
+                    units.append(Unit(**(data | {"meta": link_repository(data["meta"], linked, pulls, releases)})))
         if fresh.keys() != cache.keys():
             tmp = cache_path.with_suffix(".tmp")
             with open(tmp, "w", encoding="utf-8") as out:
@@ -189,6 +235,18 @@ class IssueStore:
                         f.seek(offset)
                         out.write(f.readline())
         os.replace(tmp, self.issues_path)
+
+
+def link_repository(meta: dict, linked: dict[int, list[dict]], pulls: dict[int, dict], releases: list[dict]) -> dict:
+    """An issue unit's meta with what the repository knows added to its resolution: the merged PR
+    that fixed it and the release that shipped it. Done when units are read, not cached with them:
+    a new release or a merged PR changes it without re-reading 20,000 threads."""
+    resolution = meta.get("resolution")
+    if not isinstance(resolution, dict):
+        return meta
+    closed_completed = meta.get("state") == "closed" and meta.get("state_reason") in (None, "completed")
+    resolution = link_fix(resolution, closed_completed, linked.get(int(meta["number"]), []), pulls, releases)
+    return meta | {"resolution": resolution, "fix_pr": resolution.get("fix_pr") or meta.get("fix_pr")}
 
 
 def _record(issue: dict, comments: list[dict]) -> dict:

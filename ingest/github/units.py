@@ -1,6 +1,6 @@
 """One issue thread as one index unit: bots, stale notices and "+1" comments dropped, long
 threads capped (start, maintainers' answers, end), check_env dumps summarised, the pasted error
-lines kept as signatures, and whether and how the thread was resolved."""
+lines kept as signatures, and whether and how the thread was resolved (`resolution`)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,11 @@ from pathlib import Path
 import assistant.environment
 import assistant.trace
 import ingest.documents
+import ingest.github.resolution
 from assistant.environment import SGLANG_VERSION_RES
 from assistant.trace import EXCEPTION_RE, FATAL_RE, analyze
-from ingest.documents import Unit, _blocks, split_text
+from ingest.documents import Unit, _blocks, bounded_chunks, split_text
+from ingest.github.resolution import FIX_PR_RES, thread_resolution
 
 MAINTAINER_ROLES = ("OWNER", "MEMBER", "COLLABORATOR")
 
@@ -37,14 +39,6 @@ STALE_CLOSE_RE = re.compile(r"has been automatically closed|closed (?:due to|bec
                             r"closing (?:this|it) (?:due to|for) inactiv", re.I)
 NOISE_RE = re.compile(r"^\s*(?:\+1|same(?: here| issue| problem| error)?|me too|bump|any updates?\??|"
                       r"any progress\??|following|subscribe|👍)[\s.!]*$", re.I)
-FIX_PR_RES = [
-    # "fixed by #123", "should be resolved in https://github.com/o/r/pull/123", "closes #123"
-    re.compile(r"\b(?:fix(?:e[sd])?|resolve[sd]?|close[sd]?|address(?:e[sd])?|solved)\b(?:(?!\bnot\b|n't)[^.\n]){0,40}?"
-               r"(?:#|github\.com/[\w.-]+/[\w.-]+/pull/)(\d+)", re.I),
-    # "#123 fixes it", "PR #123 should resolve this"
-    re.compile(r"(?:github\.com/[\w.-]+/[\w.-]+/pull/|#)(\d+)(?:(?!\bnot\b|n't)[^.\n]){0,30}?"
-               r"\b(?:fix(?:e[sd])?|resolve[sd]?)\b", re.I),
-]
 GENERIC_ERRORS = re.compile(r"Exception in ASGI application|Scheduler hit an exception|^ERROR:\s*$|"
                             r"^Error:?\s*$|Traceback|subprocess\.CalledProcessError", re.I)
 
@@ -205,7 +199,7 @@ def issue_unit(repo: str, record: dict) -> Unit | None:
     if first_error and len(first_error) > 1200:
         head += signatures   # the embedding reads ~250 tokens: put the error lines where it looks
     head.append(first_error or (split_text(body)[:1] or [""])[0])
-    chunks = ["\n".join(p for p in head if p)]
+    chunks = bounded_chunks("\n".join(p for p in head if p))   # one chunk, unless it is huge
     rest = body.replace(first_error, "", 1) if first_error else "\n\n".join(split_text(body)[1:])
     thread = [rest] if rest.strip() else []   # packed with the first comments: fewer, fuller chunks
     for i, comment in enumerate(shown):
@@ -225,12 +219,17 @@ def issue_unit(repo: str, record: dict) -> Unit | None:
     stale_closed = bool(state == "closed" and all_comments and STALE_CLOSE_RE.search(all_comments[-1].get("body") or ""))
     resolved = bool(state == "closed" and state_reason in (None, "completed") and not stale_closed
                     and (maintainer or fix_pr))
-    resolution = ""
+    summary = ""
     if resolved:
         answers = [c for c in maintainer if not (c.get("body") or "").rstrip().endswith("?")]   # not "which version?"
         sentence = _first_sentence(answers[-1].get("body") or "") if answers else ""
         pr_note = f"Fixed by PR #{fix_pr}." if fix_pr and f"#{fix_pr}" not in sentence and f"/{fix_pr}" not in sentence else ""
-        resolution = " ".join(p for p in (sentence, pr_note) if p)
+        summary = " ".join(p for p in (sentence, pr_note) if p)
+    # the comment that resolved the thread, its steps, fix PR and status (the repository's PRs and
+    # releases are added when units are read: store.link_repository)
+    numbered = [(i, c) for i, c in enumerate(all_comments)
+                if not is_bot_comment(c) and not NOISE_RE.match(c.get("body") or "")]
+    resolution = thread_resolution(repo, issue, numbered) | {"summary": summary}
     env = analysis.environment
     meta = {
         "number": number, "repo": repo, "state": state, "state_reason": state_reason,
@@ -254,6 +253,6 @@ def unit_code_version() -> str:
     """Changes whenever the code that shapes units does, so cached units are rebuilt."""
     h = hashlib.sha256()
     for path in (__file__, assistant.trace.__file__, assistant.environment.__file__,
-                 ingest.documents.__file__):
+                 ingest.documents.__file__, ingest.github.resolution.__file__):
         h.update(Path(path).read_bytes())
     return h.hexdigest()[:12]

@@ -1,0 +1,111 @@
+"""Components: which library or SGLang subsystem a piece of text is about.
+
+The same generic line ("Caught signal 11", "an illegal memory access") is printed by failures in
+many libraries; what tells two such cases apart is *where* the error arises. This module names
+that place from text — an error line, a traceback's file paths, a native library in a backtrace —
+with one table of components, so the user's failing component and the components a KB entry is
+about are read the same way and can be compared.
+
+Components come in two strengths: a `specific` component (nixl, DeepEP, flashinfer, ...) tells
+cases apart; a `general` one (torch, CUDA, SGLang's scheduler) appears in almost every trace and
+never counts as a conflict.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class Component:
+    name: str
+    pattern: re.Pattern
+    specific: bool = True
+    family: str = ""    # components of one family do not conflict (ucx and nixl run together)
+
+    def found_in(self, text: str) -> bool:
+        return bool(self.pattern.search(text))
+
+
+def _c(name: str, pattern: str, specific: bool = True, family: str = "") -> Component:
+    return Component(name, re.compile(pattern, re.I), specific, family or name)
+
+
+# Order does not matter; names are what entries and answers show.
+COMPONENTS: tuple[Component, ...] = (
+    _c("nixl", r"\bnixl|libnixl", family="kv-transfer"),
+    _c("ucx", r"\blibuc[spmt]\b|\bucs_\w+|\bucp_\w+|\bUCX\b|libucs", family="kv-transfer"),
+    _c("mooncake", r"mooncake|transfer_engine|\bTransferEngine\b", family="kv-transfer"),
+    _c("nccl", r"\bnccl|libnccl|NCCL WARN|NCCL INFO|ProcessGroupNCCL", family="collectives"),
+    _c("rccl", r"\brccl\b|librccl", family="collectives"),
+    _c("mccl", r"\bmccl\b", family="collectives"),
+    _c("custom-allreduce", r"custom_all_reduce|custom allreduce|CustomAllreduce|custom_ar", family="collectives"),
+    _c("nvshmem", r"nvshmem|\bibgda\b|IBGDA", family="deepep"),
+    _c("deepep", r"deep_ep|\bDeepEP\b|deepep", family="deepep"),
+    _c("deepgemm", r"deep_gemm|DeepGEMM|deepgemm", family="deepgemm"),
+    _c("flashinfer", r"flashinfer"),
+    _c("flashattention", r"flash_attn|flash-attn|flashattention|\bfa3\b|sgl_kernel/flash_attn"),
+    _c("sgl-kernel", r"sgl[_-]kernel|common_ops"),
+    _c("triton", r"[/\\]triton[/\\]|\btriton\.(?:compiler|runtime|language)|TritonError|triton_kernels|"
+                 r"triton\s+(?:kernel|compil)|\bAttrsDescriptor\b"),
+    _c("torch-compile", r"torch[/\\._]_?(?:inductor|dynamo)|torch[._-]compile|TorchDynamo|\binductor\b"),
+    _c("cutlass", r"cutlass"),
+    _c("cublas", r"CUBLAS_STATUS|cublas(?:Lt)?\w*"),
+    _c("cudnn", r"CUDNN_STATUS|cudnn"),
+    _c("flaggems", r"flag_gems|FlagGems"),
+    _c("aiter", r"\baiter\b", family="rocm"),
+    _c("rocm", r"\bROCm\b|\bhip(?:Error|Malloc|Memcpy|Graph)\w*|\bHIP error|HSA_STATUS|amdgpu|\bgfx9\d\w\b|"
+               r"\bMI\d{3}[A-Z]?\b|TensileLibrary|rocblas|hipblas", family="rocm"),
+    _c("musa", r"\bMUSA\b|mtgpu|mtshmem|\bMTT\b|torch_musa", family="musa"),
+    _c("ascend", r"\bAscend\b|\bnpu\b|torch_npu|\bCANN\b|\bhccl\b", family="ascend"),
+    _c("xgrammar", r"xgrammar", family="grammar"),
+    _c("outlines", r"\boutlines\b", family="grammar"),
+    _c("llguidance", r"llguidance", family="grammar"),
+    _c("transformers", r"[/\\]transformers[/\\]|\btransformers\b|AutoConfig|AutoTokenizer|PreTrainedTokenizer"),
+    _c("tokenizer", r"tokeniz|chat[_ ]template|jinja", family="tokenizer"),
+    _c("vllm", r"\bvllm\b", family="vllm"),
+    _c("router", r"sglang[_-]router|sgl[_-]router|sgl-model-gateway|model_gateway|\breqwest\b|\bhyper::"),
+    _c("ray", r"\bray\b[/\\.]|\bray\.|raylet"),
+    _c("decord", r"\bdecord\b", family="multimodal"),
+    _c("multimodal", r"multimodal|mm_utils|image_processor|processor_class|\bvision\b|qwen2_vl|qwen2_5_vl|"
+                     r"\bpixel_values\b|mm_inputs", family="multimodal"),
+    _c("lora", r"\blora\b|lora_manager|lora_path|LoRA", family="lora"),
+    _c("speculative", r"speculative|eagle|\bspec_info\b|draft[_ ]model|\bMTP\b|NEXTN", family="speculative"),
+    _c("disaggregation", r"disaggregation|KVTransfer|kv_transfer|bootstrap[_ ]server|bootstrap_room|"
+                         r"KVPoll|prefill[_ ]server|decode[_ ]server", family="kv-transfer"),
+    _c("quantization", r"quantiz|\bfp8\b|\bfp4\b|mxfp4|nvfp4|\bawq\b|\bgptq\b|\bw8a8\b|compressed[-_]tensors|"
+                       r"modelopt|marlin|block_n|block_k", family="quantization"),
+    _c("model-loader", r"model_loader|weight_utils|load_weights|safetensors|\.bin\b|weight_loader|"
+                       r"hf_transfer|snapshot_download|huggingface_hub", family="model-loading"),
+    _c("cuda-graph", r"cuda[_ ]graph|cuda_graph_runner|CudaGraph", specific=False),
+    _c("torch", r"[/\\]torch[/\\]|\btorch\.", specific=False),
+    _c("cuda", r"\bCUDA\b|libcuda|cudaError|cuda_runtime", specific=False),
+    _c("sglang", r"sglang[/\\.]|\bSGLang\b|scheduler|tokenizer_manager|detokenizer", specific=False),
+)
+BY_NAME = {c.name: c for c in COMPONENTS}
+
+
+@lru_cache(maxsize=16384)
+def components_in(text: str) -> frozenset[str]:
+    """Names of the components a text mentions (one line, a frame path, an entry's fields)."""
+    if not text:
+        return frozenset()
+    return frozenset(c.name for c in COMPONENTS if c.found_in(text))
+
+
+def specific(names) -> frozenset[str]:
+    return frozenset(n for n in names if BY_NAME[n].specific)
+
+
+def families(names) -> frozenset[str]:
+    return frozenset(BY_NAME[n].family for n in names)
+
+
+def conflicts(user: frozenset[str], entry: frozenset[str]) -> frozenset[str]:
+    """The user's specific components that an entry about `entry` does not cover, by family:
+    an entry about NCCL says nothing about a crash inside UCX, one about Mooncake does (both move
+    KV caches between servers, and the entry names the family)."""
+    covered = families(entry)
+    return frozenset(n for n in specific(user) if BY_NAME[n].family not in covered)

@@ -1,0 +1,49 @@
+"""Generic error lines: lines that many unrelated problems print.
+
+`Caught signal 11`, `CUDA error: an illegal memory access was encountered`, `Capture cuda graph
+failed:`, `KVTransferError`, `CUDA out of memory`, `NCCL error`, `Error building extension` — each
+is the last word of dozens of different failures. Such a line says *that* something failed, not
+*why*; it can never carry a fix on its own. The decision (`assistant/decision.py`) asks for what
+makes a case specific when an entry matched only lines like these.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+GENERIC_RE = re.compile(
+    r"Caught signal \d+|Segmentation fault|SIGSEGV|SIGABRT|SIGBUS|Fatal Python error|core dumped|"
+    r"\bAborted\b|address not mapped to object(?: at address)?|signal \d+|"
+    r"CUDA error|HIP error|cudaError\w*|hipError\w*|an illegal memory access was encountered|"
+    r"illegal instruction was encountered|unspecified launch failure|device-side assert triggered|"
+    r"misaligned address|CUDA kernel errors might be asynchronously reported.*|"
+    r"For debugging consider passing CUDA_LAUNCH_BLOCKING=1.*|no kernel image is available for execution on the device|"
+    r"Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions\.?|"
+    r"Capture (?:prefill )?cuda graph failed:?|Possible solutions:?|"
+    r"KVTransferError(?:\([^)]*\))?|Failed to get kvcache from prefill instance|(?:could|might) be dead|"
+    r"CUDA out of memory\..*|OutOfMemoryError|out of memory|OOM|"
+    r"NCCL error\w*|\(?run with NCCL_DEBUG=\w+ for details\)?|nccl\w*Error|unhandled (?:system|cuda) error|ncclInternalError|"
+    r"Error building extension|ninja: build stopped: subcommand failed\.?|CalledProcessError|"
+    r"Scheduler hit an exception|(?:Scheduler or DataParallelController|DataParallelController|Scheduler)(?= \d| terminated)|terminated with -?\d+|Received sigquit from a child process?\.?|"
+    r"It usually means (?:the|one) child failed\.?|SIGQUIT received\.?(?: signum=\w+, frame=\w+\.?)?|^Message:|Child process unexpectedly failed|Killed|SIGKILL|"
+    r"Health check failed|(?:Connection|Read|Request) (?:refused|reset|timed out|closed)(?: by peer)?|"
+    r"timed out|Timeout|Watchdog caught collective operation timeout|AssertionError|"
+    r"Triton Error \[CUDA\]|Exception in thread \S+|Traceback \(most recent call last\)|"
+    r"Please (?:check|see) the (?:error messages? above|log)|Initialization failed",
+    re.I)
+# what may stand around the generic part without making the line specific
+NOISE_RE = re.compile(r"\b(?:[\w.]*(?:Error|Exception)|RuntimeError|raise|error|failed|at|the|of|with|to|is|"
+                      r"was|in|on|by|for|a|an|and|process|rank|tp|gpu|device|<\w+>)\b|[^\w]+|\b0x[0-9a-f]+\b|\b\d+\b",
+                      re.I)
+MAX_SPECIFIC_WORDS = 2
+
+
+@lru_cache(maxsize=8192)
+def is_generic(line: str) -> bool:
+    """True for a line whose content is one of the generic failure phrases above (plus class
+    names, numbers, addresses and at most two other words)."""
+    if not GENERIC_RE.search(line):
+        return False
+    rest = NOISE_RE.sub(" ", GENERIC_RE.sub(" ", line)).split()
+    return len(rest) <= MAX_SPECIFIC_WORDS

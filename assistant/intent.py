@@ -1,0 +1,40 @@
+"""Intent: is the paste a problem report, or a how-to / configuration question with no error?
+
+A question ("how do I enable EAGLE speculative decoding?", "如何开启 DP attention") must never be
+answered with an error fix, however close an entry's words are. A paste is a question when it holds
+no error line from a log and the user's words ask how / what / which without describing a failure.
+"""
+
+from __future__ import annotations
+
+import re
+
+FAILURE_RE = re.compile(
+    r"\b(?:errors?|exceptions?|fail(?:s|ed|ing|ure)?|crash(?:es|ed|ing)?|hangs?|hung|stuck|freez\w*|"
+    r"killed|oom|out of memory|segfault|abort\w*|timed? ?out|timeouts?|refused|broken|"
+    r"not work\w*|doesn'?t work|won'?t (?:start|load|run)|can(?:no|')t (?:start|load|run|connect)|"
+    r"unable to|traceback|nan|garbage|wrong (?:output|result|answer)s?|slow(?:er|down)?|"
+    r"degrad\w*|regression|dies|died|exit(?:s|ed)?|terminat\w*|invalid|unsupported|not supported|"
+    r"mismatch\w*|leak\w*|empty (?:output|response|content|body)|returns? (?:null|none|empty)|"
+    r"near zero|drop(?:s|ped)?|doubl\w*|grows?|worse|spikes?|instead of|although|even though|but\b|"
+    r"no longer|anymore|stop(?:s|ped)?|unexpected\w*|weird|strange|refus\w*|reject\w*|complain\w*|"
+    r"(?:is|are|was|does|do|did|ca)n[o']?t|cannot|not (?:recogni[sz]ed|found|loaded|available))\b"
+    r"|报错|错误|失败|崩溃|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回",
+    re.I)
+ASKING_RE = re.compile(
+    r"^\s*(?:how|what|which|when|where|why|is|are|can|could|should|does|do|will|would|any)\b|"
+    r"\b(?:how (?:do|can|to|should|much|many)|what(?:'s| is| are| should)|which (?:flag|option|backend|"
+    r"value|version|one)|is (?:it|there) (?:possible|a way)|best (?:way|practice|setting|value)s?|"
+    r"recommend\w*|tun(?:e|ing)|configure|set up|enable|difference between|supported\?)\b|\?\s*$"
+    r"|如何|怎么|怎样|是否|推荐|哪个|哪些|什么|能否|可以.{0,12}吗|支持.{0,12}吗|多少|区别|配置|开启|设置",
+    re.I)
+
+
+def is_question(question: str, has_log_errors: bool) -> bool:
+    """True for a how-to / configuration / tuning question that reports no failure.
+
+    `question` is the user's own words; `has_log_errors` says whether the paste has error lines
+    from a log (any exception or fatal line makes it a problem report)."""
+    if has_log_errors or not question.strip():
+        return False
+    return bool(ASKING_RE.search(question)) and not FAILURE_RE.search(question)

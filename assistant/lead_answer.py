@@ -1,0 +1,156 @@
+"""The answer when no known fix matched: a lead (plausibly related, not confirmed) or unknown.
+
+Such an answer never presents an entry's steps as the fix. It says plainly what the outcome is
+and why (the decision's reasons), and gives what is known for certain: the root error as read,
+where it arises (the failing components, the module of the innermost frame), the detected
+version and flags, similar GitHub reports, and two or three things to collect or try next for
+that component (`assistant.next_steps`). A lead also says what in the user's log would confirm
+it: one of the entry's own error lines that the log does not show yet. A how-to question gets
+the related reading, no fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from assistant.decision import LEAD, UNKNOWN
+from assistant.decision import failing_components as components_of
+from assistant.generic_lines import is_generic
+from assistant.next_steps import GENERIC, for_version, steps_for
+from assistant.retrieve import Hit, Retrieval
+from assistant.text import mask
+
+
+@dataclass
+class NotConfirmed:
+    """What `assistant.answer` puts into the Answer of a lead or unknown (no fix, no citations)."""
+    outcome: str
+    diagnosis: str
+    next_steps: list[str]
+    reasons: list[str]
+    question: bool
+    failing_components: list[str]
+    failing_module: str | None
+    confirm_if: list[str] = field(default_factory=list)
+
+# components that are not specific but still say where to look (cuda-graph: bisect the capture)
+GENERAL_WITH_STEPS = ("cuda-graph", "cuda")
+CONFIRM_LINES = 2
+PACKAGE_ROOTS = ("site-packages/", "dist-packages/")
+
+
+def innermost_module(frame_files) -> str | None:
+    """The dotted module of the innermost traceback frame (`acme_plugin.hooks`), or its path when
+    it is not inside an installed package or an SGLang checkout."""
+    if not frame_files:
+        return None
+    path = frame_files[-1].replace("\\", "/")
+    relative = None
+    for root in PACKAGE_ROOTS:
+        if root in path:
+            relative = path.rsplit(root, 1)[1]
+    if relative is None and "/python/sglang/" in path:   # a source checkout (/sgl-workspace/sglang)
+        relative = "sglang/" + path.rsplit("/python/sglang/", 1)[1]
+    if relative is None or not relative.endswith(".py"):
+        return path
+    module = relative[:-3].removesuffix("/__init__").strip("/")
+    return module.replace("/", ".") or path
+
+
+def confirm_lines(hit: Hit) -> list[str]:
+    """The hit's own specific error lines that the user's log does not show (yet): seeing one of
+    them would make the lead the explanation."""
+    shown = {mask(line).lower() for line in hit.evidence}
+    out = []
+    for line in (*(hit.meta.get("signatures") or ()), *(hit.meta.get("symptoms") or ())):
+        line = " ".join(str(line).split())
+        masked = mask(line).lower()
+        if len(line) < 12 or is_generic(line) or any(masked in seen for seen in shown):
+            continue
+        out.append(line)
+        if len(out) == CONFIRM_LINES:
+            break
+    return out
+
+
+def where_to_look(retrieval: Retrieval) -> list[str]:
+    """Components for the next steps: the specific failing ones, then general ones with steps."""
+    specific = list(retrieval.decision.failing_components)
+    general = components_of(retrieval.analysis)
+    return specific + [name for name in GENERAL_WITH_STEPS if name in general and name not in specific]
+
+
+def _reference(match) -> str:   # an assistant.answer.Match
+    return f"kb:{match.id}" if match.kind == "entry" else (match.url or match.id)
+
+
+# packages whose frames are ordinary in an SGLang trace: the error is not "in another package"
+OWN_PACKAGES = ("sglang", "sgl_kernel", "torch", "triton", "transformers", "flashinfer", "threading",
+                "multiprocessing", "asyncio", "concurrent", "uvloop", "fastapi", "starlette", "uvicorn")
+
+
+def outside_package(module: str | None) -> str | None:
+    """The top-level package of the innermost frame when it is neither SGLang nor one of the
+    libraries it runs on (a plugin, the user's own code)."""
+    if not module or "/" in module:
+        return None
+    package = module.split(".")[0]
+    return None if package in OWN_PACKAGES else package
+
+
+def _next_steps(components: list[str], module: str | None, version: str | None, registry) -> list[str]:
+    steps = for_version(steps_for(components), version, registry)
+    package = outside_package(module) if not components else None
+    if package:
+        steps.insert(0, f"The innermost frame is in `{package}`, outside SGLang: its version "
+                        f"(`pip show {package}`) and whether that version works with your SGLang release.")
+        steps = steps[:3]
+    if not any("check_env" in s for s in steps):
+        steps.append(GENERIC[0])   # the versions answer half the questions that follow
+    return steps
+
+
+def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConfirmed:
+    """The content of a lead or unknown answer; `matches` are the answer's Match objects, best
+    first (the lead is the first)."""
+    decision = retrieval.decision
+    analysis = retrieval.analysis
+    version = analysis.environment.sglang_version
+    outcome = LEAD if decision.outcome == LEAD and retrieval.hits and matches else UNKNOWN
+    components = where_to_look(retrieval)
+    module = innermost_module(analysis.frame_files)
+    known = dict(reasons=list(decision.reasons), question=decision.question,
+                 failing_components=list(decision.failing_components), failing_module=module)
+    if outcome == LEAD and decision.question:
+        top = matches[0]
+        diagnosis = ("This reads as a how-to or configuration question, not an error report, so no "
+                     f"fix is given. Related reading: {top.title} ({_reference(top)}).")
+        links = [s for s in top.sources if s.startswith(("http://", "https://"))][:2]
+        steps = [f"Read {_reference(top)} ({top.title}) and its sources."]
+        steps += [f"Source: {url}" for url in links]
+        steps.append("If you hit an error while doing this, paste the full error and your launch command.")
+        return NotConfirmed(outcome, diagnosis, steps, **known)
+    if outcome == LEAD:
+        top = matches[0]
+        confirm = confirm_lines(retrieval.hits[0])
+        what = "entry" if top.kind == "entry" else ("GitHub issue" if top.kind == "issue" else "document")
+        diagnosis = (f"Not confirmed: the closest known problem is the {what} \"{top.title}\" "
+                     f"({_reference(top)}), but it does not fit your log well enough to be the fix.")
+        if confirm:
+            diagnosis += f" If your log also shows `{confirm[0]}`, this {what} applies."
+        steps = _next_steps(components, module, version, registry)
+        steps.append(f"If it is confirmed, follow {_reference(top)} (its steps are not shown here as "
+                     "the fix).")
+        return NotConfirmed(outcome, diagnosis, steps, confirm_if=confirm, **known)
+    if decision.question:
+        diagnosis = ("This reads as a how-to or configuration question, not an error report. The "
+                     "knowledge base holds fixes for errors and none of its entries is about this; "
+                     "SGLang's documentation (server arguments, features) is the place for it.")
+        steps = ["If you hit an error while doing this, paste the full error and your launch command.",
+                 "The flags of your release: `python3 -m sglang.launch_server --help`."]
+        return NotConfirmed(outcome, diagnosis, steps, **known)
+    closest = ", ".join(f"{m.id} ({m.score:.2f})" for m in matches[:3])
+    diagnosis = ("This is not a known problem: nothing in the knowledge base matches this trace well "
+                 f"enough (confidence {retrieval.confidence:.2f}), so no fix is suggested."
+                 + (f" Closest entries, not a match: {closest}." if closest else ""))
+    return NotConfirmed(outcome, diagnosis, _next_steps(components, module, version, registry), **known)

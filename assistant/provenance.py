@@ -1,0 +1,238 @@
+"""What the two registries say about a paste: where its root error comes from, and which pin fixes it.
+
+`paste_origin(analysis)` looks the root error lines (and the traceback's frames) up in the
+message registry (`assistant.origin`): the SGLang module, function and condition that emit the
+error, the releases that have it, or the other library the error comes from. The registry is
+loaded only when the paste has error lines. `paste_dependency(analysis)` asks
+`assistant.deps` for the pin of the user's SGLang release when the paste shows a dependency
+problem (a missing module, a version check that failed).
+
+Both are computed once per analysis (the answer, the prompt and the renderers share them), and
+both are turned into words here, once, so every surface says the same thing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+
+from assistant.deps import DependencyAdvice, dependency_advice
+from assistant.origin import Origin, match_origin
+from assistant.trace import Analysis
+
+ROOT_KINDS = ("exception", "fatal")
+MAX_ROOT_LINES = 8        # the first root errors are what the user asks about
+MAX_CONDITION = 300       # characters of the guarding condition shown in an answer
+CACHED_ANALYSES = 16
+# Entries about a dependency's version: their fix is "install what your SGLang pins".
+DEPENDENCY_ENTRIES = frozenset({
+    "transformers-version-breaks-sglang-import", "sgl-kernel-version-mismatch",
+    "flashinfer-version-mismatch", "vllm-dependency-missing-or-mismatched",
+    "downstream-tool-needs-other-sglang", "outlines-version-incompatible",
+})
+
+# "Exception: X is installed with version ..." reads like a sentence, so the trace reader may
+# file it with the user's words; a line that starts with an exception name is still a log line.
+EXCEPTION_START = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)\b:")
+
+_cache: OrderedDict[tuple[int, str], tuple[Analysis, object]] = OrderedDict()
+
+
+def _cached(kind: str, analysis: Analysis, compute):
+    """One result per analysis object and kind: the answer and the prompt ask for the same."""
+    key = (id(analysis), kind)
+    hit = _cache.get(key)
+    if hit is not None and hit[0] is analysis:
+        return hit[1]
+    value = compute(analysis)
+    _cache[key] = (analysis, value)
+    while len(_cache) > CACHED_ANALYSES:
+        _cache.popitem(last=False)
+    return value
+
+
+def root_error_lines(analysis: Analysis) -> list[str]:
+    """The traceback's frames (innermost last) and the root error lines, as the registry reads
+    them; empty when the paste has no error line."""
+    roots = [e.text for e in analysis.errors if e.kind in ROOT_KINDS][:MAX_ROOT_LINES]
+    if not roots:
+        roots = [e.text for e in analysis.errors][:MAX_ROOT_LINES] or _exception_prose(analysis)
+    if not roots:
+        return []
+    frames = [f'  File "{path}", line 1, in <frame>' for path in analysis.frame_files]
+    return frames + roots
+
+
+def _exception_prose(analysis: Analysis) -> list[str]:
+    """Lines filed as the user's words that start with an exception name (log lines after all)."""
+    lines = (analysis.original(masked) for masked in analysis.prose_lines)
+    return [line for line in lines if EXCEPTION_START.match(line)][:MAX_ROOT_LINES]
+
+
+def _origin(analysis: Analysis) -> Origin | None:
+    lines = root_error_lines(analysis)
+    if not lines:
+        return None
+    try:
+        return match_origin(lines, analysis.environment.sglang_version)
+    except (OSError, ValueError):
+        return None   # no registry built (a stripped install): the answer stands without it
+
+
+def paste_origin(analysis: Analysis) -> Origin | None:
+    """Where the paste's root error comes from (an SGLang site or another library), or None."""
+    return _cached("origin", analysis, _origin)
+
+
+def _dependency(analysis: Analysis) -> DependencyAdvice | None:
+    # the user's own words ("should I upgrade X?") are no evidence; log lines among them are
+    prose = set(analysis.prose_lines)
+    lines = [text for masked, text in analysis.originals.items()
+             if masked not in prose or EXCEPTION_START.match(text)]
+    if not lines:
+        return None
+    try:
+        return dependency_advice(lines, analysis.environment.sglang_version)
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def paste_dependency(analysis: Analysis) -> DependencyAdvice | None:
+    """The pin for the dependency problem the paste shows, or None."""
+    return _cached("dependency", analysis, _dependency)
+
+
+# ---- JSON ----------------------------------------------------------------------------------
+
+def origin_json(origin: Origin | None) -> dict | None:
+    if origin is None:
+        return None
+    if not origin.is_sglang:
+        return {"is_sglang": False, "package": origin.package, "matched_line": origin.matched_line,
+                "summary": origin_headline(origin)}
+    return {"is_sglang": True, "package": origin.package, "module": origin.module,
+            "path": origin.path, "function": origin.function, "kind": origin.kind,
+            "exception": origin.exception, "condition": origin.condition, "context": origin.context,
+            "line": origin.line, "template": origin.template, "matched_line": origin.matched_line,
+            "releases": list(origin.releases), "first_release": origin.first_release,
+            "last_release": origin.last_release, "user_version": origin.user_version,
+            "in_user_version": origin.in_user_version, "alternatives": origin.alternatives,
+            "citation": origin_citation(origin), "summary": origin_headline(origin)}
+
+
+def dependency_json(advice: DependencyAdvice | None) -> dict | None:
+    if advice is None:
+        return None
+    return {"package": advice.package, "problem": advice.problem, "matched_line": advice.matched_line,
+            "pinned_spec": advice.pinned_spec, "installed_version": advice.installed_version,
+            "sglang_version": advice.sglang_version, "pins_release": advice.pins_release,
+            "install_command": advice.install_command if advice.pinned_spec else None,
+            "extra": advice.extra, "source": advice.source, "satisfied": advice.satisfied,
+            "summary": dependency_sentence(advice)}
+
+
+# ---- words -----------------------------------------------------------------------------------
+
+def origin_citation(origin: Origin) -> str:
+    """How an answer cites the emission site: origin:<module>:<function>."""
+    return f"origin:{origin.module}:{origin.function}"
+
+
+def site(origin: Origin) -> str:
+    return f"{origin.module}:{origin.function}"
+
+
+def release_span(releases) -> str:
+    """"0.4.0–0.5.2 (13 releases)", or the one release."""
+    if len(releases) == 1:
+        return releases[0]
+    return f"{releases[0]}–{releases[-1]} ({len(releases)} releases)" if releases else "none"
+
+
+def _how(origin: Origin) -> str:
+    if origin.kind == "raise":
+        return f"raises {origin.exception}" if origin.exception else "raises"
+    if origin.kind == "assert":
+        return "fails an assert (AssertionError)"
+    if origin.kind == "argparse":
+        return "rejects a command-line argument (argparse exits)"
+    return f"logs it at {origin.exception or 'error'} level"
+
+
+def origin_headline(origin: Origin) -> str:
+    """One line: who emits the error."""
+    if not origin.is_sglang:
+        what = "the frames point to" if origin.matched_line.startswith("File ") else "the error points to"
+        return f"not an SGLang message; {what} {origin.package}"
+    label = "SGLang" if origin.package == "sglang" else origin.package
+    return f"{label}: {site(origin)} {_how(origin)}"
+
+
+def origin_lines(origin: Origin) -> list[str]:
+    """The "Where it comes from" block as plain lines: site, condition, releases, user's version."""
+    if not origin.is_sglang:
+        return [origin_headline(origin)]
+    lines = [origin_headline(origin)]
+    if origin.condition:
+        condition = " ".join(origin.condition.split())
+        if len(condition) > MAX_CONDITION:
+            condition = condition[:MAX_CONDITION] + "…"
+        lines.append(f"when: {condition}")
+    package = "SGLang" if origin.package == "sglang" else origin.package
+    lines.append(f"in {package} releases {release_span(origin.releases)}" if origin.releases
+                 else f"in no {package} release of the registry")
+    if origin.user_version and origin.in_user_version is True:
+        lines.append(f"your SGLang {origin.user_version} has this message")
+    elif origin.user_version and origin.in_user_version is False:
+        lines.append(f"your SGLang {origin.user_version} does not have this exact message: the text "
+                     "changed, or the log is from another release than the one detected")
+    elif origin.package == "sglang":
+        lines.append("your SGLang version is not in the paste (add `python3 -m sglang.check_env`)")
+    if origin.alternatives:
+        lines.append(f"the same text is emitted at {origin.alternatives} other place(s); a traceback "
+                     "frame would tell which")
+    return lines
+
+
+def _pin_words(advice: DependencyAdvice) -> str:
+    """"pins sgl-kernel==0.3.9.post2" or "requires llguidance>=0.7.11,<0.8.0"."""
+    spec = advice.pinned_spec or ""
+    verb = "pins" if spec.startswith(("==", "===")) else "requires"
+    return f"{verb} {advice.package}{spec}"
+
+
+def _release_words(advice: DependencyAdvice) -> str:
+    if advice.sglang_version and advice.pins_release and advice.sglang_version != advice.pins_release:
+        return f"your SGLang {advice.sglang_version} (the requirements of {advice.pins_release})"
+    if advice.sglang_version:
+        return f"your SGLang {advice.sglang_version}"
+    return (f"your paste does not show your SGLang version (`pip show sglang`); the newest release "
+            f"in the registry, {advice.pins_release},")
+
+
+def dependency_sentence(advice: DependencyAdvice, command: bool = True) -> str:
+    """'your SGLang 0.5.2 pins sgl-kernel==0.3.9.post2; your paste shows 0.3.5: pip install "..."'
+    (without the command when it is shown apart). A package the release does not pin gets no
+    version: no pin is invented."""
+    release = _release_words(advice)
+    if not advice.pinned_spec:
+        return (f"no pin is known for {advice.package}: {release} does not list it among its "
+                "requirements, so no version is suggested")
+    shown = (f"your paste shows {advice.installed_version}" if advice.installed_version
+             else "your paste does not show the installed version")
+    if advice.satisfied is True:
+        return (f"{release} {_pin_words(advice)}; {shown}, which meets it: the version is not what "
+                "fails here")
+    return f"{release} {_pin_words(advice)}; {shown}" + (f": {advice.install_command}" if command else ".")
+
+
+def is_dependency_entry(meta: dict, advice: DependencyAdvice | None) -> bool:
+    """Is the answer's entry about a dependency's version (its fix is the pin)?"""
+    if meta.get("id") in DEPENDENCY_ENTRIES:
+        return True
+    if advice is None or meta.get("area") != "install":
+        return False
+    names = {advice.package, advice.package.replace("-", "_")}
+    text = " ".join([meta.get("title", ""), *(meta.get("signatures") or ()),
+                     *(meta.get("keywords") or ())]).lower()
+    return any(name.lower() in text for name in names)

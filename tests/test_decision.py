@@ -1,0 +1,114 @@
+"""The decision between fix, lead and unknown, on traces that look alike on the surface.
+
+A generic line (`Caught signal 11`, `Capture cuda graph failed:`) must not carry a fix when the
+rest of the trace points elsewhere; a specific match on the root error must."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.components import components_in, conflicts
+from assistant.generic_lines import is_generic
+from assistant.intent import is_question
+
+pytestmark = pytest.mark.slow
+
+UCX_SEGFAULT = """\
+[2025-09-02 11:20:41 TP3] Decode transfer started, backend nixl
+[node-7:1883 :0:2011] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x18)
+==== backtrace (tid:   2011) ====
+ 0 0x0000000000042520 __sigaction()  ???:0
+ 1  /usr/lib/libucs.so.0(ucs_handle_error+0x2dc) [0x7f3a8c1d2e4c]
+ 2  /usr/lib/libucp.so.0(ucp_worker_progress+0x5a) [0x7f3a8c31a0ba]
+ 3  /opt/nixl/lib/libnixl.so(nixlUcxEngine::progress()+0x44) [0x7f3a8c5b1f04]
+Fatal Python error: Segmentation fault
+"""
+
+NCCL_SEGFAULT = """\
+[2025-05-10 03:12:09 TP9] Decode batch. #running-req: 41, #token: 52011
+Caught signal 11 (Segmentation fault: address not mapped to object at address 0x3)
+==== backtrace (tid: 99121) ====
+ 0 ncclMemoryPoolAlloc<ncclProxyOp>() (utils.h:280)
+ 1 addProxyOpIfNeeded() enqueue.cc:0
+ 2 ncclLaunchPrepare() enqueue.cc:0
+Fatal Python error: Segmentation fault
+"""
+
+MXFP4_CAPTURE = """\
+[2025-10-01 08:00:01 TP0] Capture cuda graph begin. This can take up to several minutes.
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/model_executor/cuda_graph_runner.py", line 390, in capture
+    self.capture_one_batch_size(bs, forward)
+  File "/usr/local/lib/python3.12/dist-packages/flashinfer/fused_moe/core.py", line 812, in trtllm_fp4_block_scale_moe
+    raise RuntimeError("mxfp4 routing kernel failed: unsupported top_k for tile size 8")
+RuntimeError: mxfp4 routing kernel failed: unsupported top_k for tile size 8
+Exception: Capture cuda graph failed: mxfp4 routing kernel failed: unsupported top_k for tile size 8
+"""
+
+
+def test_generic_lines_are_told_from_specific_ones():
+    assert is_generic("Caught signal 11 (Segmentation fault: address not mapped to object at address 0x3)")
+    assert is_generic("RuntimeError: CUDA error: an illegal memory access was encountered")
+    assert is_generic("Exception: Capture cuda graph failed: CUDA out of memory.")
+    assert not is_generic("fatal error: cuda_fp8.h: No such file or directory")
+    assert not is_generic("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+
+
+def test_components_are_read_from_backtraces_and_conflict_by_family():
+    assert {"ucx", "nixl"} <= components_in(UCX_SEGFAULT)
+    assert conflicts(frozenset({"ucx", "nixl"}), frozenset({"nccl"})) == {"ucx", "nixl"}
+    # Mooncake and NIXL both move KV caches: an entry about one family covers the other
+    assert not conflicts(frozenset({"nixl"}), frozenset({"mooncake"}))
+
+
+def test_questions_are_not_problem_reports():
+    assert is_question("how do I enable speculative decoding with EAGLE?", has_log_errors=False)
+    assert is_question("如何开启 DP attention？", has_log_errors=False)
+    assert not is_question("the server crashes at startup, how do I fix it?", has_log_errors=False)
+    assert not is_question("how do I fix this?", has_log_errors=True)
+
+
+def test_a_segfault_inside_ucx_is_not_answered_with_the_nccl_fix(assistant):
+    retrieval = assistant.retrieve(UCX_SEGFAULT.splitlines())
+    assert retrieval.outcome != "fix"
+    assert not (retrieval.hits and retrieval.hits[0].unit_id == "nccl-segfault-deepseek-multinode"
+                and retrieval.outcome == "fix")
+    assert {"nixl", "ucx"} & set(retrieval.decision.failing_components)
+
+
+def test_a_segfault_inside_nccl_is_answered(assistant):
+    retrieval = assistant.retrieve(NCCL_SEGFAULT.splitlines())
+    assert retrieval.outcome == "fix"
+    assert retrieval.hits[0].unit_id == "nccl-segfault-deepseek-multinode"
+
+
+def test_a_wrapped_kernel_error_is_not_the_memory_fix(assistant):
+    retrieval = assistant.retrieve(MXFP4_CAPTURE.splitlines())
+    assert retrieval.outcome != "fix"
+    assert retrieval.decision.reasons
+
+
+def test_a_how_to_question_gets_no_error_fix(assistant):
+    retrieval = assistant.retrieve(["how do I enable speculative decoding with EAGLE?"])
+    assert retrieval.outcome != "fix" and retrieval.decision.question
+
+
+def test_the_bundled_log_is_a_fix(assistant):
+    from tests.conftest import REPO
+
+    lines = (REPO / "kb" / "samples" / "flashinfer-cuda-fp8.log").read_text().splitlines()
+    retrieval = assistant.retrieve(lines)
+    assert retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "flashinfer-jit-missing-cuda-fp8-h"
+
+
+def test_an_entry_about_a_generic_line_answers_that_line_alone(assistant):
+    retrieval = assistant.retrieve(["Received sigquit from a child process. It usually means the child failed."])
+    assert retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "scheduler-sigquit-terminated"
+
+
+def test_a_version_outside_the_entry_scope_is_a_lead(assistant):
+    # flashinfer 0.0.3's sampling NaN was fixed long ago: on 0.5.9 it is only a lead
+    text = ("sglang 0.5.9\nRuntimeError: probability tensor contains either `inf`, `nan` or element < 0")
+    retrieval = assistant.retrieve(text.splitlines())
+    if retrieval.hits and retrieval.hits[0].unit_id == "flashinfer-0.0.3-sampling-nan":
+        assert retrieval.outcome != "fix"

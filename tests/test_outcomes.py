@@ -1,0 +1,244 @@
+"""The three outcomes (fix, lead, unknown) as a user sees them on every surface: the CLI's first
+line and exit code, `--json`, the web page, Slack, and the LLM mode's labelling. A lead must never
+look like a fix: no Fix section, no copyable fix commands, the entry's steps nowhere."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.render import render_text
+from tests.conftest import REPO, run_ask
+
+FIX_LOG = REPO / "kb" / "samples" / "flashinfer-cuda-fp8.log"
+FIX_ID = "flashinfer-jit-missing-cuda-fp8-h"
+
+# A NIXL/UCX transfer crash on a disaggregated prefill server: the only line it shares with the KB
+# is the generic `Caught signal 11`, and the backtrace is inside libucs / libnixl, not NCCL.
+LEAD_TRACE = """sglang 0.5.9
+python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --disaggregation-mode prefill --disaggregation-transfer-backend nixl --tp 8
+[1733052311.123456] [node1:12345:0]        debug.c:1297 UCX  ERROR Caught signal 11 (Segmentation fault: address not mapped to object at address 0x10)
+==== backtrace (tid:  12345) ====
+ 0  /opt/ucx/lib/libucs.so.0(ucs_handle_error+0x2dc) [0x7f0a1b2c3d4c]
+ 1  /opt/ucx/lib/libucs.so.0(+0x2e2b1) [0x7f0a1b2c42b1]
+ 2  /opt/ucx/lib/libucs.so.0(+0x2e4a0) [0x7f0a1b2c44a0]
+ 3  /opt/nixl/lib/x86_64-linux-gnu/libnixl.so(nixlAgent::postXferReq+0x1a4) [0x7f0a1c000aa4]
+=================================
+Fatal Python error: Segmentation fault
+"""
+LEAD_ID = "nccl-segfault-deepseek-multinode"
+# what the lead entry would tell the user to do, were it shown as the fix
+LEAD_FIX_MARKERS = ("NCCL_SOCKET_IFNAME=<nic>", "all_reduce_perf -b 8", "pip install --upgrade")
+
+# An exception raised in a third-party plugin that nothing in the KB knows.
+UNKNOWN_TRACE = """sglang 0.5.9
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.10/site-packages/sglang/srt/managers/scheduler.py", line 2215, in run_scheduler_process
+    scheduler.event_loop_normal()
+  File "/usr/local/lib/python3.10/site-packages/acme_plugin/hooks.py", line 88, in on_batch
+    raise FrobnicatorError(f"quux table {name} exhausted")
+acme_plugin.hooks.FrobnicatorError: quux table zeta-7 exhausted
+"""
+QUESTION = "how do I enable speculative decoding with EAGLE?"
+
+
+@pytest.fixture(scope="module")
+def answers(assistant):
+    """The library's answer to each case, as every surface receives it."""
+    return {"fix": assistant.answer(FIX_LOG.read_text()), "lead": assistant.answer(LEAD_TRACE),
+            "unknown": assistant.answer(UNKNOWN_TRACE), "question": assistant.answer(QUESTION)}
+
+
+def _shows_lead_fix(text: str) -> list[str]:
+    return [m for m in LEAD_FIX_MARKERS if m in text]
+
+
+# ---- the answer itself ------------------------------------------------------------------------
+
+def test_each_case_gets_its_outcome(answers):
+    assert answers["fix"].outcome == "fix" and not answers["fix"].abstained and answers["fix"].fix
+    lead = answers["lead"]
+    assert lead.outcome == "lead" and lead.abstained and lead.fix == []
+    assert lead.matches[0].id == LEAD_ID and lead.reasons
+    assert "ncclMemoryPoolAlloc<ncclProxyOp>() (utils.h:280)" in lead.confirm_if
+    assert {"nixl", "ucx"} <= set(lead.failing_components)
+    assert any("UCX_LOG_LEVEL=debug" in s for s in lead.next_steps)
+    assert any(f"kb:{LEAD_ID}" in s for s in lead.next_steps)   # by reference, not its steps
+    unknown = answers["unknown"]
+    assert unknown.outcome == "unknown" and unknown.fix == [] and unknown.citations == []
+    assert unknown.primary_error == "acme_plugin.hooks.FrobnicatorError: quux table zeta-7 exhausted"
+    assert unknown.failing_module == "acme_plugin.hooks"
+    assert any("pip show acme_plugin" in s for s in unknown.next_steps)
+    question = answers["question"]
+    assert question.outcome == "unknown" and question.question and question.fix == []
+    assert "how-to" in question.diagnosis
+
+
+# ---- CLI ----------------------------------------------------------------------------------------
+
+def test_cli_exit_code_first_line_and_json_per_outcome(kb_dir, tmp_path):
+    lead_log = tmp_path / "lead.log"
+    lead_log.write_text(LEAD_TRACE)
+    unknown_log = tmp_path / "unknown.log"
+    unknown_log.write_text(UNKNOWN_TRACE)
+    cases = {"fix": ("--log", str(FIX_LOG)), "lead": ("--log", str(lead_log)),
+             "unknown": ("--log", str(unknown_log)), "question": (QUESTION,)}
+    expected = {"fix": (0, "FIX"), "lead": (3, "LEAD (not confirmed)"),
+                "unknown": (3, "UNKNOWN: not a known problem"),
+                "question": (3, "UNKNOWN: this reads as a how-to question")}
+    for case, args in cases.items():
+        code, first_line = expected[case]
+        text = run_ask(*args, kb=kb_dir)
+        assert text.returncode == code, (case, text.stderr.decode())
+        stdout = text.stdout.decode()
+        assert stdout.splitlines()[0] == first_line, (case, stdout[:300])
+        as_json = run_ask(*args, "--json", kb=kb_dir)
+        assert as_json.returncode == code
+        out = json.loads(as_json.stdout)
+        assert out["outcome"] == ("unknown" if case == "question" else case)
+        assert out["abstained"] is (case != "fix")
+        if case != "fix":
+            assert out["answer"]["fix"] == [] and out["reasons"]
+            assert "Fix:" not in stdout and "Collect or try next:" in stdout
+    lead_text = run_ask("--log", str(lead_log), kb=kb_dir).stdout.decode()
+    assert "Why it is only a lead:" in lead_text and "Where it arises: nixl, ucx" in lead_text
+    assert "It would apply if your log also shows:" in lead_text
+    assert _shows_lead_fix(lead_text) == []
+
+
+def test_plain_text_of_an_unknown_names_the_root_error_and_where(answers):
+    text = render_text(answers["unknown"])
+    assert text.splitlines()[0] == "UNKNOWN: not a known problem"
+    assert "This is not a known problem" in text
+    assert "acme_plugin.hooks.FrobnicatorError: quux table zeta-7 exhausted" in text
+    assert "Where it arises: innermost frame in acme_plugin.hooks" in text
+    assert "Detected: SGLang 0.5.9" in text
+
+
+# ---- web ----------------------------------------------------------------------------------------
+
+def test_web_markdown_lead_does_not_look_like_a_fix(answers):
+    from ui.markdown import answer_markdown, history_text, sources_markdown
+
+    fix = answer_markdown(answers["fix"])
+    assert "**✅ FIX**" in fix.split("\n")[1] and "**Fix**" in fix and "```bash" in fix
+    lead = answer_markdown(answers["lead"])
+    assert lead.startswith("### ⚠️ LEAD (not confirmed)")
+    assert "**Fix**" not in lead and "```bash" not in lead and "✅" not in lead
+    assert "**Why it is only a lead**" in lead and "`ncclMemoryPoolAlloc<ncclProxyOp>() (utils.h:280)`" in lead
+    assert _shows_lead_fix(lead) == []
+    assert "Lead (not confirmed)" in sources_markdown(answers["lead"])
+    assert history_text(answers["lead"]).startswith("[LEAD (not confirmed)]")
+    unknown = answer_markdown(answers["unknown"])
+    assert unknown.startswith("### ❔ UNKNOWN: not a known problem") and "`acme_plugin.hooks`" in unknown
+    assert answer_markdown(answers["question"]).startswith("### ❔ UNKNOWN: this reads as a how-to")
+
+
+def test_web_page_shows_the_outcome(assistant, tmp_path):
+    from gradio_client import Client
+
+    from tests.test_web import ask, message_text, serving, web_settings
+
+    with serving(assistant, web_settings(assistant, tmp_path)) as url:
+        client = Client(url, verbose=False)
+        chat, sources, _ = ask(client, LEAD_TRACE)
+        reply = message_text(chat[1])
+        assert reply.startswith("### ⚠️ LEAD (not confirmed)") and "**Fix**" not in reply
+        assert f"{LEAD_ID}</b>" in sources and "Lead (not confirmed)" in sources
+        chat, _, _ = ask(client, FIX_LOG.read_text())
+        assert "**✅ FIX**" in message_text(chat[1])
+
+
+# ---- Slack --------------------------------------------------------------------------------------
+
+def test_slack_lead_header_and_no_fix(answers):
+    from ui.slack_format import answer_messages
+
+    def texts(answer) -> list[str]:
+        return [b["text"]["text"] for m in answer_messages(answer) for b in m["blocks"]
+                if b["type"] == "section"]
+
+    lead_messages = answer_messages(answers["lead"])
+    lead = texts(answers["lead"])
+    assert lead[0].startswith("*:warning: LEAD (not confirmed)*")
+    assert lead_messages[0]["text"].startswith("LEAD (not confirmed): ")
+    assert "*Fix*" not in lead and not any(t.startswith("1. ") for t in lead)
+    assert _shows_lead_fix("\n".join(lead)) == []
+    assert any("*Why it is only a lead*" in t for t in lead)
+    footer = lead_messages[-1]["blocks"][-1]["elements"][0]["text"]
+    assert footer.startswith("LEAD (not confirmed)")
+    unknown = texts(answers["unknown"])
+    assert unknown[0].startswith("*:grey_question: UNKNOWN: not a known problem*")
+    fix = texts(answers["fix"])
+    assert fix[0].startswith("*:white_check_mark: FIX: ") and "*Fix*" in fix
+
+
+# ---- LLM mode -----------------------------------------------------------------------------------
+
+@pytest.fixture
+def fake_llm():
+    from tests.fake_sglang import FakeSGLang
+
+    reply = {"diagnosis": "The segmentation fault happens inside UCX, the transport NIXL uses to move "
+                          "the KV cache, while posting a transfer request.",
+             "fix": ["Set `NCCL_SOCKET_IFNAME=eth0` and restart."],
+             "warnings": ["Do not upgrade NCCL."], "citations": [f"kb:{LEAD_ID}"]}
+    with FakeSGLang(reply=json.dumps(reply)) as server:
+        yield server
+
+
+def _with_llm(assistant, fake):
+    from assistant.llm import SGLangClient
+    from assistant.pipeline import Assistant
+
+    return Assistant(assistant.retriever, assistant.registry, assistant.settings,
+                     llm=SGLangClient(fake.url, timeout=5.0))
+
+
+def test_llm_explains_a_lead_labelled_and_keeps_the_outcome(assistant, fake_llm):
+    from ui.markdown import answer_markdown
+    from ui.slack_format import answer_messages
+
+    answer = _with_llm(assistant, fake_llm).answer(LEAD_TRACE, use_llm=True)
+    prompt = fake_llm.chat_requests[0]["messages"][1]["content"]
+    assert "No known fix in the knowledge base matched this error" in prompt
+    assert answer.outcome == "lead" and answer.abstained and answer.fix == [] and answer.mode == "llm"
+    assert answer.explanation.startswith("The segmentation fault happens inside UCX")
+    assert "not from the knowledge base" in answer.note
+    assert "NCCL_SOCKET_IFNAME=eth0" not in json.dumps(answer.to_json())   # the model's fix: dropped
+    assert answer.to_json()["explanation_source"] == "not from the knowledge base"
+    assert "(not from the knowledge base)" in render_text(answer)
+    assert "(not from the knowledge base)" in answer_markdown(answer)
+    slack = json.dumps(answer_messages(answer))
+    assert "(not from the knowledge base)" in slack and "NCCL_SOCKET_IFNAME=eth0" not in slack
+
+
+def test_llm_gets_no_sources_for_an_unknown_and_is_not_asked_a_question(assistant, fake_llm):
+    bot = _with_llm(assistant, fake_llm)
+    answer = bot.answer(UNKNOWN_TRACE, use_llm=True)
+    prompt = fake_llm.chat_requests[0]["messages"][1]["content"]
+    assert "<source id=" not in prompt and "no source explains it" in prompt
+    assert answer.outcome == "unknown" and answer.fix == [] and answer.explanation
+    asked = len(fake_llm.chat_requests)
+    question = bot.answer(QUESTION, use_llm=True)
+    assert len(fake_llm.chat_requests) == asked and question.explanation is None
+    assert question.outcome == "unknown" and question.fix == []
+
+
+def test_next_steps_name_only_flags_the_users_sglang_has():
+    from assistant.commands import sglang_names
+    from assistant.flags import FlagRegistry
+    from assistant.next_steps import GENERIC, STEPS, for_version
+
+    registry = FlagRegistry.load()
+    texts = [s for steps in STEPS.values() for s in steps] + list(GENERIC)
+    unknown = sorted({n for n in sglang_names(*texts) if not registry.check(n).exists})
+    assert unknown == []
+    # a renamed flag is spelled as the user's release spells it
+    capture = STEPS["cuda-graph"]
+    assert any("`--cuda-graph-max-bs`" in s for s in for_version(list(capture), "0.5.9", registry))
+    newest = for_version(list(capture), registry.latest, registry)
+    assert any("`--cuda-graph-max-bs-decode`" in s for s in newest)
+    assert not any("`--cuda-graph-max-bs`" in s for s in newest)
+
