@@ -36,7 +36,9 @@ def packaged_kb() -> Path | None:
     """The KB installed with the package (a wheel install), or None when there is none."""
     try:
         root = importlib.resources.files(KB_PACKAGE)
-    except ModuleNotFoundError:
+    except (ModuleNotFoundError, NotADirectoryError, FileNotFoundError):
+        # an editable install maps the package onto the checkout's kb/ through a path hook,
+        # which importlib.resources cannot list: that is the checkout, not a packaged KB
         return None
     # kb/ has no __init__.py, so the package is a namespace package whose files() is a
     # MultiplexedPath; a wheel installs plain files, so its entries/ folder is a real Path.
@@ -65,6 +67,8 @@ def kb_file(name: str) -> Path:
 def is_packaged(kb_dir: Path) -> bool:
     """True for the KB installed with the package, whose index must go to the user cache; False
     for a checkout's kb/ (also when an editable install maps the package onto it)."""
+    if Path(kb_dir).resolve() == CHECKOUT_KB.resolve():
+        return False
     packaged = packaged_kb()
     if packaged is None or packaged.resolve() == CHECKOUT_KB.resolve():
         return False
