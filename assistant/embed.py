@@ -157,18 +157,7 @@ class OnnxQueryEncoder:
         self.tokenizer.enable_padding()
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        types = np.array([e.type_ids for e in encodings], dtype=np.int64)
-        hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                         "token_type_ids": types})[0]
-        if self.pooling == "cls":
-            pooled = hidden[:, 0]
-        else:
-            weights = mask[..., None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        return _normalize(pooled)
+        return onnx_embed(self.tokenizer, self.session, self.pooling, texts)
 
 
 def quantize_export(folder: Path) -> bool:
@@ -257,17 +246,23 @@ class OnnxIngestEncoder:
         return out
 
     def _embed(self, session, batch: list[str]) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(batch)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        types = np.array([e.type_ids for e in encodings], dtype=np.int64)
-        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
-        if self.pooling == "cls":
-            pooled = hidden[:, 0]
-        else:
-            weights = mask[..., None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        return _normalize(pooled)
+        return onnx_embed(self.tokenizer, session, self.pooling, batch)
+
+
+def onnx_embed(tokenizer, session, pooling: str, texts: list[str]) -> np.ndarray:
+    """Normalised sentence vectors of `texts` from an exported encoder: tokenize, run, pool (CLS or
+    the attention-masked mean, as the sentence-transformers model does)."""
+    encodings = tokenizer.encode_batch(texts)
+    ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+    hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
+    if pooling == "cls":
+        pooled = hidden[:, 0]
+    else:
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+    return _normalize(pooled)
 
 
 def query_encoder(index_dir: Path, model: str | None):

@@ -58,17 +58,9 @@ def answer_with_llm(client, retrieval: Retrieval, extractive_answer: Answer, reg
     prompt = build_prompt(retrieval, index, registry, history)
     verifier = Verifier(prompt, retrieval, registry)
     stream = VerifiedStream(verifier, on_token, chinese=prompt.language == "Chinese") if on_token else None
-    try:
-        content, _reasoning = client.chat(prompt.messages, schema=ANSWER_SCHEMA,
-                                          on_token=stream.feed if stream else None,
-                                          max_tokens=ANSWER_MAX_TOKENS)
-    except EndpointError as exc:
-        return _with_note(extractive_answer, f"{exc}; answered from the knowledge base alone")
-    try:
-        draft = parse_draft(content)
-    except ValueError:
-        return _with_note(extractive_answer, "the model's reply was not the JSON answer asked for; "
-                                             "answered from the knowledge base alone")
+    draft, fallback = _ask(client, prompt, extractive_answer, stream.feed if stream else None)
+    if fallback is not None:
+        return fallback
     if not draft.diagnosis and not draft.fix:
         return _with_note(extractive_answer, "the model returned an empty answer; answered from the "
                                              "knowledge base alone")
@@ -95,6 +87,21 @@ def answer_with_llm(client, retrieval: Retrieval, extractive_answer: Answer, reg
         citations=citations, mode="llm", changes=changes, note=None)
 
 
+def _ask(client, prompt, extractive_answer: Answer, on_token=None):
+    """The model's draft, or (when the endpoint fails or the reply is not the JSON asked for) the
+    knowledge-base answer with a note saying why: (draft, None) or (None, fallback)."""
+    try:
+        content, _reasoning = client.chat(prompt.messages, schema=ANSWER_SCHEMA, on_token=on_token,
+                                          max_tokens=ANSWER_MAX_TOKENS)
+    except EndpointError as exc:
+        return None, _with_note(extractive_answer, f"{exc}; answered from the knowledge base alone")
+    try:
+        return parse_draft(content), None
+    except ValueError:
+        return None, _with_note(extractive_answer, "the model's reply was not the JSON answer asked "
+                                                   "for; answered from the knowledge base alone")
+
+
 UNMATCHED_NOTE = ("The model's reading of the root error is not from the knowledge base: no known "
                   "fix matched this error, so none is given.")
 
@@ -107,16 +114,9 @@ def explain_unmatched(client, retrieval: Retrieval, extractive_answer: Answer, r
     becomes a fix. Not streamed: a preview could show steps that are then dropped."""
     prompt = build_prompt(retrieval, index, registry, history)
     verifier = Verifier(prompt, retrieval, registry)
-    try:
-        content, _reasoning = client.chat(prompt.messages, schema=ANSWER_SCHEMA,
-                                          max_tokens=ANSWER_MAX_TOKENS)
-    except EndpointError as exc:
-        return _with_note(extractive_answer, f"{exc}; answered from the knowledge base alone")
-    try:
-        draft = parse_draft(content)
-    except ValueError:
-        return _with_note(extractive_answer, "the model's reply was not the JSON answer asked for; "
-                                             "answered from the knowledge base alone")
+    draft, fallback = _ask(client, prompt, extractive_answer)
+    if fallback is not None:
+        return fallback
     # only the explanation is used, so only it is verified (the same checks as any diagnosis);
     # the fix steps and advice are dropped unread, their text is not repeated anywhere
     checked = verifier.diagnosis(draft.diagnosis)
