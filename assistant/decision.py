@@ -404,10 +404,7 @@ def _coverage(hit, tokens: list[str], index: Index, idf=None) -> float:
     distinct = [t for t in dict.fromkeys(tokens) if t in index.vocab]
     if not distinct:
         return 0.0
-    unit = index.units[index.unit_by_id[hit.unit_id]]
-    text_tokens = set()
-    for row in unit.chunk_rows:
-        text_tokens.update(tokenize(index.chunk_text(row)))
+    text_tokens = index.unit_tokens(index.unit_by_id[hit.unit_id])
     idf = idf or (lambda token: index_idf(index, token))
     idf_weight = [(t, idf(t)) for t in distinct]
     total = sum(w for _, w in idf_weight)

@@ -9,7 +9,10 @@ sentence-transformers, slower but identical.
 Ingest embeds with an int8 copy of the export (onnxruntime's dynamic quantization of the matrix
 multiplications, per output channel) on all cores, in batches of texts of similar length: several
 times the chunks per second of sentence-transformers, at a cosine >= 0.99 to its vectors (measured
-by `python -m evals bench`). Queries keep the exact float export.
+by `python -m evals bench`). Queries run the same int8 copy when the index has it: twice as fast
+as the float export on one thread (about 12 vs 26 ms for a 80-token query here), and the query
+is then embedded exactly as the chunks it is compared with were. An index without the copy (built
+before it existed, or where quantization failed) queries with the float export.
 """
 
 from __future__ import annotations
@@ -141,9 +144,9 @@ class OnnxQueryEncoder:
         try:   # a truncated or corrupt export: say which file and the command that re-creates it
             config = json.loads((folder / ENCODER_CONFIG).read_text())
             self.pooling = config["pooling"]
-            loading = ONNX_FILE
-            self.session = ort.InferenceSession(str(folder / ONNX_FILE), options,
-                                                providers=["CPUExecutionProvider"])
+            model_file = folder / (INGEST_ONNX_FILE if (folder / INGEST_ONNX_FILE).exists() else ONNX_FILE)
+            loading = model_file.name
+            self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
             loading = TOKENIZER_FILE
             self.tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
         except Exception as exc:  # noqa: BLE001 - onnxruntime and tokenizers raise their own types

@@ -157,6 +157,27 @@ class EnvironmentReader:
     server_args: str | None = None
     shapes: dict[str, tuple] = field(default_factory=dict)   # line shape -> _possible(shape)
 
+    def shape_vote(self, shape: str) -> str | None:
+        """When read() takes nothing from a line of this shape but a hardware vote, that vote ("" for
+        none), the same for every line of the shape from now on; None when it may take more. Each
+        test of read() is decided by the shape's letters, by a bit of _possible, or by a fact
+        already found for good (mentions_sglang)."""
+        known = self.shapes.get(shape)
+        if known is None:
+            known = _possible(shape)
+        possible, vote = known
+        low = shape.lower()
+        # the SGLang hint only counts until SGLang is mentioned once ("TP0", "http" hold "tp")
+        settled = _SGLANG_HINT if self.mentions_sglang else 0
+        if (vote is None or possible & (_CUDA | _GPU | _SGLANG_HINT | _OTHER) & ~settled or "sglang" in low
+                or "torch" in low or "flashinfer" in low or "--" in shape or "SGL" in shape
+                or "ServerArgs(" in shape):
+            return None
+        return vote
+
+    def add_vote(self, vote: str) -> None:
+        self.hardware_votes[vote] = self.hardware_votes.get(vote, 0) + 1
+
     def read(self, line: str, shape: str | None = None) -> None:
         """Take in one line; `shape` is the line with every ASCII digit made a 5, if the caller
         has it already."""
@@ -194,7 +215,7 @@ class EnvironmentReader:
             vote = next((name for name, regex in HARDWARE_HINTS
                          if possible & _HARDWARE_BIT[name] and regex.search(line)), "")
         if vote:
-            self.hardware_votes[vote] = self.hardware_votes.get(vote, 0) + 1
+            self.add_vote(vote)
         if ("--" in line or "SGL" in line) and len(self.user_names) < 200:
             for name in USER_NAME_RE.findall(line):
                 self.user_names[name.split("=")[0]] = 1

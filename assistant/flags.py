@@ -181,6 +181,7 @@ class FlagRegistry:
         self.latest: str = self.versions[-1]
         self.releases = releases
         self._tuples = {v: release_tuple(v) for v in self.versions}
+        self._checked: dict[tuple[str, str | None], FlagStatus] = {}   # see check
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> FlagRegistry:
@@ -240,7 +241,18 @@ class FlagRegistry:
         return [self.check(name, version) for name in names]
 
     def check(self, name: str, version: str | None = None) -> FlagStatus:
-        """Whether `name` exists in `version` (None: in any release), and what to use instead."""
+        """Whether `name` exists in `version` (None: in any release), and what to use instead.
+        Memoised: the registry never changes once loaded, and every answer checks the same few
+        dozen flags of its fix steps against all releases."""
+        cache = self._checked
+        status = cache.get((name, version))
+        if status is None:
+            if len(cache) > 20_000:   # user text can name any number of made-up flags
+                cache.clear()
+            status = cache[(name, version)] = self._check(name, version)
+        return status
+
+    def _check(self, name: str, version: str | None) -> FlagStatus:
         name = split_value(name)
         kind = "flag" if name.startswith("-") else "env"
         if kind == "env" and not name.startswith(SGLANG_ENV_PREFIXES):

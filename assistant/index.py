@@ -39,6 +39,7 @@ IVF_PROBED_SHARE = 8   # a query scans 1/8 of the cells
 COMMON_TOKEN_POSTINGS = 100_000
 IMPACT_HEAD = 4_000
 RESCORED = 2_000
+UNIT_TOKEN_CACHE = 4_096   # units whose token sets stay cached (entries are asked again and again)
 
 
 def vector_index(vectors: np.ndarray, dim: int):
@@ -105,6 +106,7 @@ class Index:
         self.unit_starts = np.array([u.chunk_rows[0] for u in units], dtype=np.int64)
         self._texts_lock = threading.Lock()   # one file position shared by concurrent queries
         self._heads: dict[int, tuple[np.ndarray, np.ndarray, float]] = {}   # see _impact_head
+        self._unit_tokens: dict[int, frozenset] = {}   # see unit_tokens
 
     @property
     def model(self) -> str:
@@ -202,6 +204,22 @@ class Index:
         scores, rows = self.vectors.search(np.asarray(vector, dtype=np.float32).reshape(1, -1), k)
         keep = rows[0] >= 0
         return scores[0][keep], rows[0][keep]
+
+    def unit_tokens(self, unit_row: int) -> frozenset:
+        """Every lexical token of a unit's chunks (read and tokenised once per unit: the decision
+        asks it of the same few entries query after query)."""
+        tokens = self._unit_tokens.get(unit_row)
+        if tokens is None:
+            from assistant.text import tokenize
+
+            found: set[str] = set()
+            for row in self.units[unit_row].chunk_rows:
+                found.update(tokenize(self.chunk_text(row)))
+            tokens = self._unit_tokens[unit_row] = frozenset(found)
+            if len(self._unit_tokens) > UNIT_TOKEN_CACHE:   # issues: a corpus of 100k units
+                with self._texts_lock:
+                    self._unit_tokens.pop(next(iter(self._unit_tokens)), None)
+        return tokens
 
     def chunk_text(self, row: int) -> str:
         with self._texts_lock:

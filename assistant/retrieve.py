@@ -84,8 +84,12 @@ def identifier_match(signatures: list[str], query_identifiers: frozenset) -> flo
     return IDENTIFIER_BOOST * min(1.0, len(shared) / 2) if shared else 0.0
 
 
+_PLACEHOLDER_RE = re.compile(r"<(?:n|size|ts|ip|addr|hex)>")
+
+
+@lru_cache(maxsize=8192)
 def _strip_placeholders(text: str) -> str:
-    return re.sub(r"<(?:n|size|ts|ip|addr|hex)>", " ", text)
+    return _PLACEHOLDER_RE.sub(" ", text)
 
 
 LINE_WEIGHT = {"exception": 1.0, "fatal": 1.0, "warning": 0.75, "consequence": 0.45}
@@ -111,7 +115,7 @@ def line_weights(analysis: Analysis) -> dict[str, float]:
 
 def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
                     weights: dict[str, float] | None = None, idf=None,
-                    line_tokens=None) -> tuple[float, list[str]]:
+                    line_tokens=None, plans: dict | None = None) -> tuple[float, list[str]]:
     """Match quality of an entry's signatures against the user's masked lines, and the lines.
 
     The best single match counts (weighted by what kind of line it matched), plus a little for
@@ -137,12 +141,15 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
             continue
         idf = idf or (lambda token: 1.0)
         line_tokens = line_tokens or (lambda line: frozenset(tokenize(line.lower())))
-        total_weight = sum(idf(t) for t in sig_tokens)
+        total_weight, gate = _near_match_plan(sig_tokens, idf, plans)
         best_line, best = None, 0.0
         for ln in lines:
+            tokens_of_line = line_tokens(ln)
+            if gate.isdisjoint(tokens_of_line):
+                continue   # cannot reach NEAR_MATCH without one of the signature's rarest tokens
             # rare tokens (cugreenctxdestroy, libcuda.so.1) decide a near match, not "ImportError"
-            overlap = sum(idf(t) for t in sig_tokens & line_tokens(ln)) / total_weight
-            if overlap >= 0.8:
+            overlap = sum(idf(t) for t in sig_tokens & tokens_of_line) / total_weight
+            if overlap >= NEAR_MATCH:
                 score = overlap * 0.9 * weights.get(ln.lower(), OTHER_LINE_WEIGHT)
                 if score > best:
                     best_line, best = ln, score
@@ -157,11 +164,34 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
     return total, ordered
 
 
+NEAR_MATCH = 0.8   # share of a signature's token weight a line must hold to nearly match it
+
+
+def _near_match_plan(sig_tokens: frozenset, idf, plans: dict | None) -> tuple[float, frozenset]:
+    """A signature's total token weight, and its gate: the fewest rarest tokens that carry more
+    than 1 - NEAR_MATCH of that weight, so a line holding none of them cannot nearly match."""
+    plan = plans.get(sig_tokens) if plans is not None else None
+    if plan is None:
+        weighted = sorted(((idf(t), t) for t in sig_tokens), reverse=True)
+        total = sum(w for w, _ in weighted)
+        gate, carried = [], 0.0
+        for weight, token in weighted:
+            gate.append(token)
+            carried += weight
+            if carried > (1 - NEAR_MATCH) * total:
+                break
+        plan = (total, frozenset(gate))
+        if plans is not None:
+            plans[sig_tokens] = plan
+    return plan
+
+
 class Retriever:
     def __init__(self, index: Index, encoder):
         self.index = index
         self.encoder = encoder
         self._idf_cache: dict[str, float] = {}
+        self._near_plans: dict[frozenset, tuple[float, frozenset]] = {}
         self._groups: list[np.ndarray] | None = None
         self._curated: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -242,7 +272,8 @@ class Retriever:
         for u in candidates:
             unit = self.index.units[u]
             sigs = unit.meta.get("signatures") or []
-            sig, evidence = signature_match(sigs, lines, joined, weights, self._idf, line_tokens) \
+            sig, evidence = signature_match(sigs, lines, joined, weights, self._idf, line_tokens,
+                                            self._near_plans) \
                 if sigs else (0.0, [])
             if sigs and sig < IDENTIFIER_BOOST:
                 sig = max(sig, identifier_match(sigs, query_identifiers))
@@ -286,7 +317,7 @@ def _dense_query(analysis: Analysis, query: str, use_trace: bool) -> str:
 
 def _overlap_evidence(hit: Hit, analysis: Analysis, line_tokens) -> list[str]:
     """The user's error lines that share the most terms with the hit (no signature matched)."""
-    terms = set(tokenize(" ".join([hit.title, *(hit.meta.get("keywords") or [])])))
+    terms = _title_terms(hit.title, tuple(hit.meta.get("keywords") or ()))
     scored = []
     for e in analysis.errors[:20]:
         overlap = len(terms & line_tokens(e.text))
@@ -294,6 +325,11 @@ def _overlap_evidence(hit: Hit, analysis: Analysis, line_tokens) -> list[str]:
             scored.append((overlap, e.text))
     scored.sort(key=lambda x: -x[0])
     return [t for _, t in scored[:2]]
+
+
+@lru_cache(maxsize=4096)
+def _title_terms(title: str, keywords: tuple[str, ...]) -> frozenset:
+    return frozenset(tokenize(" ".join([title, *keywords])))
 
 
 def _issue_prior(meta: dict) -> float:

@@ -10,6 +10,7 @@ outrank the root error, and only a bounded set of distinct interesting lines is 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -141,7 +142,7 @@ class _State:
     frames_done: bool = False
     in_traceback: bool = False
     prose: list[str] = field(default_factory=list)
-    tail: list[str] = field(default_factory=list)
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     plain: list[str] = field(default_factory=list)
     launch: str | None = None
     environment: EnvironmentReader = field(default_factory=EnvironmentReader)
@@ -153,6 +154,7 @@ class _State:
     loose_flags: str | None = None   # "--tp 16 --dp 16 --enable-dp-attention" pasted without a command
     shapes: dict[str, str | None] = field(default_factory=dict)   # line shape -> masked line
     prefix_ends: dict[str, int] = field(default_factory=dict)      # line shape -> prefix length
+    quiet: dict[str, tuple[int, str, str]] = field(default_factory=dict)  # see _quiet_vote
 
 
 def _finish_command(st: _State) -> None:
@@ -172,7 +174,19 @@ def _feed(raw: str, st: _State) -> None:
         if not line.rstrip().endswith("\\"):
             _finish_command(st)
         return
-    shape = line.translate(_DIGITS_TO_FIVE)   # see _masked
+    shape = _shape(line)   # see _masked
+    quiet = st.quiet.get(shape)
+    if quiet is not None:   # see _quiet_vote: this line only counts
+        end, masked, vote = quiet
+        if vote:
+            st.environment.add_vote(vote)
+        st.last_was_prose = False
+        st.tail.append(line[end:].strip())
+        st.templates[masked] += 1
+        st.repeats += 1
+        if masked in st.errors:
+            st.errors[masked][2] += 1
+        return
     st.environment.read(line, shape)
     # _PREFIX_RE treats every digit alike, so a line and its shape lose the same prefix
     end = st.prefix_ends.get(shape)
@@ -191,8 +205,6 @@ def _feed(raw: str, st: _State) -> None:
         if not line.rstrip().endswith("\\"):
             _finish_command(st)
     st.tail.append(text)
-    if len(st.tail) > TAIL_LINES:
-        st.tail.pop(0)
     prose = not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text) and (
         _looks_like_prose(text) or (st.last_was_prose and _wordy(text)))
     st.last_was_prose = prose
@@ -208,6 +220,9 @@ def _feed(raw: str, st: _State) -> None:
         st.repeats += 1
         if masked in st.errors:
             st.errors[masked][2] += 1
+        vote = _quiet_vote(st, line, text, text_shape, shape)
+        if vote is not None and len(st.quiet) < MAX_SHAPES:
+            st.quiet[shape] = (end, masked, vote)
         return
     if len(st.templates) < MAX_TEMPLATES:
         _remember(st, masked, text)
@@ -242,7 +257,29 @@ def _feed(raw: str, st: _State) -> None:
     _add_error(st, text, kind, masked)
 
 
-_DIGITS_TO_FIVE = str.maketrans("0123456789", "5555555555")
+_DIGITS_TO_FIVE = bytes.maketrans(b"0123456789", b"5555555555")
+
+
+def _shape(line: str) -> str:
+    """The line with every ASCII digit made a 5 (through bytes: ten times str.translate's speed;
+    UTF-8 never puts an ASCII digit inside a multi-byte character)."""
+    return line.encode("utf-8", "surrogatepass").translate(_DIGITS_TO_FIVE).decode("utf-8", "surrogatepass")
+
+
+def _quiet_vote(st: _State, line: str, text: str, text_shape: str, shape: str) -> str | None:
+    """For a shape whose later lines can only be counted (the hours of decode-batch and HTTP lines
+    of a 200 MB log), the hardware vote each of them casts ("" for none); else None. A shape
+    qualifies when, for any line of it, each step of _feed before the repeat count is a no-op or
+    gives this line's result: a log prefix rules out the user's prose; no `--`, `sglang` or
+    `launch_server` rules out a launch command; the environment reader takes at most a vote
+    (decided by the shape); no `0x` (shape `5x`) or colour code, and a digit-free memo, mean
+    _masked gives every line of the shape this line's masked form."""
+    if (st.pending_command is None and text != line.strip()
+            and "--" not in text and "sglang" not in text and "launch_server" not in text
+            and "5x" not in text_shape and "\x1b" not in text_shape
+            and isinstance(st.shapes.get(text_shape), str)):
+        return st.environment.shape_vote(shape)
+    return None
 
 
 def _masked(text: str, st: _State, shape: str) -> str:

@@ -149,8 +149,7 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
-        onnx = _query_encoder(index_dir, tmp, old_manifest, model, encoder, needed=bool(todo or dim is None),
-                              progress=progress)
+        onnx = _query_encoder(index_dir, tmp, old_manifest, model, encoder, progress=progress)
         vectors = np.zeros((len(texts), dim or 0), dtype=np.float32) if dim else None
         if todo or dim is None:
             if encoder is None:
@@ -218,7 +217,7 @@ def _faiss():
 
 
 def _query_encoder(index_dir: Path, tmp: Path, old_manifest: dict, model: str, encoder,
-                   needed: bool = True, progress: bool = False) -> bool:
+                   progress: bool = False) -> bool:
     """Carry the ONNX export (and its int8 ingest copy) over from the previous index, or export it
     now: in a child process, so torch's ~0.5 GB never counts against this build's memory."""
     files = (ONNX_FILE, TOKENIZER_FILE, ENCODER_CONFIG)
@@ -226,10 +225,11 @@ def _query_encoder(index_dir: Path, tmp: Path, old_manifest: dict, model: str, e
         for f in (*files, INGEST_ONNX_FILE):
             if (index_dir / f).exists():
                 os.link(index_dir / f, tmp / f) if _same_device(index_dir, tmp) else shutil.copy2(index_dir / f, tmp / f)
-        if needed and not (tmp / INGEST_ONNX_FILE).exists():
+        if not (tmp / INGEST_ONNX_FILE).exists():
             from assistant.embed import quantize_export
 
-            quantize_export(tmp)   # an index from before the int8 ingest encoder
+            # an index from before the int8 encoder: queries and new chunks both run it
+            quantize_export(tmp)
         return True
     export = getattr(encoder, "export_onnx", None) if encoder is not None else None
     if export is not None:

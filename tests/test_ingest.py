@@ -130,13 +130,22 @@ def test_first_ask_without_an_index_builds_it(small_kb):
     assert json.loads(result.stdout)["matches"][0]["id"] == "libnuma-missing-sgl-kernel"
 
 
-def test_onnx_query_vectors_match_sentence_transformers(small_kb):
-    from assistant.embed import OnnxQueryEncoder, SentenceTransformerEncoder
+def test_onnx_query_vectors_match_sentence_transformers(small_kb, tmp_path):
+    import shutil
+
+    from assistant.embed import INGEST_ONNX_FILE, OnnxQueryEncoder, SentenceTransformerEncoder
 
     ingest_kb(Settings.from_env({"ASK_KB_DIR": str(small_kb)}), progress=False)
     texts = ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.63 GiB",
              "NCCL error: unhandled system error", "显存不足 启动失败", "x" * 3000]
-    fast = OnnxQueryEncoder(small_kb / "index").encode(texts)
     reference = SentenceTransformerEncoder().encode(texts)
-    cosines = (fast * reference).sum(axis=1)
-    assert cosines.min() > 1 - 1e-4
+    # queries run the index's int8 encoder: the same vectors as the reference model, nearly
+    assert (small_kb / "index" / INGEST_ONNX_FILE).exists()
+    fast = OnnxQueryEncoder(small_kb / "index").encode(texts)
+    assert (fast * reference).sum(axis=1).min() > 0.98
+    # an index without the int8 copy queries with the float export: the reference's own vectors
+    float_only = tmp_path / "float-index"
+    shutil.copytree(small_kb / "index", float_only)
+    (float_only / INGEST_ONNX_FILE).unlink()
+    exact = OnnxQueryEncoder(float_only).encode(texts)
+    assert (exact * reference).sum(axis=1).min() > 1 - 1e-4
