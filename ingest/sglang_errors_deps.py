@@ -6,14 +6,20 @@ a package lists every extra that installs it. Import-time checks in the code add
 the metadata may not state: ``assert_pkg_version("sgl-kernel", "0.1.0", ...)``,
 ``check_pkg_version_at_least(...)`` and ``if torch.__version__ < "2.5": raise ...``-style
 guards. ``ingest.sglang_errors`` writes the result as kb/sglang_deps.json:
-release -> package -> {spec, extra, extras, source: "metadata" | "code:<path>", ...}.
+release -> package -> {spec, extra, extras, pip_extras?, source: "metadata" | "code:<path>", ...}.
+``python -m ingest.sglang_errors_deps`` rebuilds only that file from the cached wheels (the full
+``python -m ingest.sglang_errors`` also rebuilds the message registry, which takes much longer).
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
+import json
 import re
+import sys
 from email.parser import Parser
+from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -87,6 +93,10 @@ def metadata_pins(metadata: str) -> dict[str, dict]:
             entry = pins.get(name)
             if entry is None:
                 entry = pins[name] = {"spec": spec, "extra": extra, "extras": pulled_in_by, "source": "metadata"}
+                if requirement.extras:
+                    # The package's own extras select a build (flashinfer_python[cu13]): an install
+                    # command without them gets another variant.
+                    entry["pip_extras"] = sorted(requirement.extras)
                 if marker:
                     entry["marker"] = marker
                 continue
@@ -197,3 +207,34 @@ def build_deps(per_release: dict[str, tuple[str, list[dict]]]) -> dict:
         "generated_by": "python -m ingest.sglang_errors",
         "releases": {version: release_deps(metadata, checks) for version, (metadata, checks) in per_release.items()},
     }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rebuild kb/sglang_deps.json alone from the cached sglang wheels (no download, no registry)."""
+    # Imported here: ingest.sglang_errors imports this module at its top.
+    from ingest.sglang_errors import DEFAULT_OUT_DIR, DEPS_FILE, OLDEST_RELEASE, cached_versions, wheel_metadata
+    from ingest.wheels import DEFAULT_CACHE_DIR, cached_wheel, read_sources
+    from packaging.version import Version
+
+    parser = argparse.ArgumentParser(prog="python -m ingest.sglang_errors_deps", description=main.__doc__)
+    parser.add_argument("--out-dir", type=Path, default=DEFAULT_OUT_DIR)
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
+    args = parser.parse_args(argv)
+    cache_dir = args.cache_dir.expanduser()
+    versions = [v for v in cached_versions(cache_dir, "sglang") if Version(v) >= OLDEST_RELEASE]
+    if not versions:
+        print(f"no cached sglang wheels in {cache_dir}: run python -m ingest.sglang_errors first", file=sys.stderr)
+        return 1
+    per_release = {}
+    for version in versions:
+        wheel = cached_wheel(version, cache_dir)
+        per_release[version] = (wheel_metadata(wheel), code_checks(read_sources(wheel)))
+    deps = build_deps(per_release)
+    deps_path = args.out_dir / DEPS_FILE
+    deps_path.write_text(json.dumps(deps, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {deps_path} ({len(deps['releases'])} releases)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
