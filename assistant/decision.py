@@ -184,7 +184,7 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
         reasons += _root_unexplained(top, analysis)
         about = entry_components(meta)
         if (top.signature >= SIGNATURE_OK and not _specific_signatures(top)
-                and not _about_a_generic_line(meta) and not _corroborated(top, analysis)):
+                and not _corroborated(top, analysis, in_frames=not _about_a_generic_line(meta))):
             reasons.append(
                 "It matched only a generic line that many different failures print "
                 f"({_short(top.evidence[0]) if top.evidence else 'an error line'}); nothing else in "
@@ -271,11 +271,22 @@ def _about_a_generic_line(meta: dict) -> bool:
 IDENTIFIER_RE = re.compile(r"--[a-z][\w-]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+_\w+\b|\b[\w-]+\.(?:py|so|h|cu|json)\b")
 
 
-def _corroborated(top, analysis: Analysis) -> bool:
+def _corroborated(top, analysis: Analysis, in_frames: bool = True) -> bool:
     """Something beyond the generic line ties the paste to the entry: a specific component the
-    entry is about, or an identifier it names (a flag, an env var, a file, a function)."""
+    entry is about, or an identifier it names (a flag, an env var, a file, a function).
+
+    An entry about a generic line itself (every signature generic: what a bare illegal memory
+    access means, how to find its cause) names the functions every such traceback passes
+    through; for it an identifier counts only outside the traceback (`in_frames` False): in the
+    user's flags, words or error lines."""
     if specific(entry_components(top.meta)) & context_components(analysis):
         return True
+    if not in_frames and _nothing_more_specific(analysis):
+        return True   # the paste holds only the generic line: what it means is the answer
+    gpu = (analysis.environment.gpu or "").lower()
+    if gpu and any(gpu in k.lower() or k.lower() in gpu for k in top.meta.get("keywords") or ()
+                   if len(k) >= 4 and any(c.isdigit() for c in k)):
+        return True   # the user's GPU model is one the entry names (RTX 5090, MI210, V100)
     names = set()
     for text in (*(top.meta.get("keywords") or ()), *(top.meta.get("signatures") or ())):
         if not is_generic(text):
@@ -283,9 +294,18 @@ def _corroborated(top, analysis: Analysis) -> bool:
     names -= GENERIC_IDENTIFIERS
     if not names:
         return False
-    paste = " ".join((analysis.question, " ".join(analysis.environment.flags), *analysis.plain_lines,
-                      *(e.text for e in analysis.errors[:20]), *analysis.frames)).lower()
+    # a traceback's frames and the source lines under them (plain lines) are where it passed
+    paste = " ".join((analysis.question, " ".join(analysis.environment.flags),
+                      *(e.text for e in analysis.errors[:20]),
+                      *((*analysis.plain_lines, *analysis.frames) if in_frames else ()))).lower()
     return any(n in paste for n in names)
+
+
+def _nothing_more_specific(analysis: Analysis) -> bool:
+    """Every error line of the paste is generic, and no frame or native line names a specific
+    component: nothing in it says more than the generic line does."""
+    return (all(is_generic(e.text) for e in analysis.errors[:20])
+            and not specific(failing_components(analysis)) and not analysis.frame_files)
 
 
 # identifiers every SGLang log or launch command carries: they tie nothing to an entry

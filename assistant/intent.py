@@ -30,11 +30,23 @@ ASKING_RE = re.compile(
     re.I)
 
 
+# a clause that names a failure the user wants to avoid, not one they have: "so huge images
+# don't blow up memory", "instead of failing the whole startup", "to avoid OOM"
+HYPOTHETICAL_RE = re.compile(
+    r"\b(?:so(?: that)?|to avoid|to prevent|instead of|without|in case|rather than|so as not to)\b[^.?!;]*",
+    re.I)
+OPENING_ASK_RE = re.compile(r"^\s*(?:how|can|could|is|are|does|do|what|which|should|would|will)\b", re.I)
+
+
 def is_question(question: str, has_log_errors: bool) -> bool:
     """True for a how-to / configuration / tuning question that reports no failure.
 
     `question` is the user's own words; `has_log_errors` says whether the paste has error lines
-    from a log (any exception or fatal line makes it a problem report)."""
+    from a log (any exception or fatal line makes it a problem report). When the words open with
+    a question, a failure named only in a clause of purpose ("so X doesn't OOM") is not reported."""
     if has_log_errors or not question.strip():
         return False
-    return bool(ASKING_RE.search(question)) and not FAILURE_RE.search(question)
+    if not ASKING_RE.search(question):
+        return False
+    words = HYPOTHETICAL_RE.sub(" ", question) if OPENING_ASK_RE.match(question) else question
+    return not FAILURE_RE.search(words)

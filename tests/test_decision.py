@@ -66,6 +66,10 @@ def test_questions_are_not_problem_reports():
     assert is_question("如何开启 DP attention？", has_log_errors=False)
     assert not is_question("the server crashes at startup, how do I fix it?", has_log_errors=False)
     assert not is_question("how do I fix this?", has_log_errors=True)
+    # a failure the user wants to avoid is not one they report
+    assert is_question("How can I cap image resolution for Qwen2.5-VL so huge images don't blow up memory?",
+                       has_log_errors=False)
+    assert not is_question("Why does my server crash so often?", has_log_errors=False)
 
 
 def test_a_segfault_inside_ucx_is_not_answered_with_the_nccl_fix(assistant):
@@ -104,6 +108,26 @@ def test_the_bundled_log_is_a_fix(assistant):
 def test_an_entry_about_a_generic_line_answers_that_line_alone(assistant):
     retrieval = assistant.retrieve(["Received sigquit from a child process. It usually means the child failed."])
     assert retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "scheduler-sigquit-terminated"
+
+
+IMA_IN_A_KERNEL = """\
+[2025-11-03 09:14:52 TP2] Scheduler hit an exception: Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 2712, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 1021, in event_loop_overlap
+    batch_result = self.run_batch(batch)
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/tp_worker.py", line 288, in forward_batch_generation
+    torch.cuda.synchronize()
+torch.AcceleratorError: CUDA error: an illegal memory access was encountered
+"""
+
+
+def test_an_entry_about_a_generic_line_is_only_a_lead_when_the_trace_says_more(assistant):
+    # the illegal-memory-access entry says what the line means and how to find its cause: for a
+    # real traceback that is a lead to follow, not the fix (dozens of kernels end this way)
+    retrieval = assistant.retrieve(IMA_IN_A_KERNEL.splitlines())
+    assert retrieval.outcome != "fix"
+    assert any(h.unit_id == "illegal-memory-access" for h in retrieval.hits[:3])
 
 
 def test_a_version_outside_the_entry_scope_is_a_lead(assistant):
