@@ -30,7 +30,9 @@ GENERIC_RE = re.compile(
     r"Health check failed|(?:Connection|Read|Request) (?:refused|reset|timed out|closed)(?: by peer)?|"
     r"timed out|Timeout|Watchdog caught collective operation timeout|AssertionError|"
     r"Triton Error \[CUDA\]|Exception in thread \S+|Traceback \(most recent call last\)|"
-    r"Please (?:check|see) the (?:error messages? above|log)|Initialization failed",
+    r"Please (?:check|see) the (?:error messages? above|log)|Initialization failed|"
+    # the "Possible solutions:" block SGLang prints under every CUDA graph capture failure
+    r"^\s*\d\.\s*(?:set|disable)\b.*(?:--mem-fraction-static|--cuda-graph|torch compile|cuda graph).*$",
     re.I)
 # what may stand around the generic part without making the line specific
 NOISE_RE = re.compile(r"\b(?:[\w.]*(?:Error|Exception)|RuntimeError|raise|error|failed|at|the|of|with|to|is|"
