@@ -179,7 +179,8 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
     meta = top.meta
     reasons: list[str] = []
     if not _explains_root_specifically(top, analysis):
-        if top.signature < SIGNATURE_OK and _has_log(analysis):
+        # (an entry with no error lines, a hang say, is matched by its symptoms alone)
+        if top.signature < SIGNATURE_OK and top.meta.get("signatures") and _has_log(analysis):
             reasons.append("None of this entry's error lines occurs in your log.")
         reasons += _root_unexplained(top, analysis)
         about = entry_components(meta)
@@ -235,7 +236,13 @@ def _has_log(analysis: Analysis) -> bool:
     """The paste holds log output (an error line, a traceback, a native backtrace), not only the
     user's description of it."""
     return bool(analysis.frame_files or analysis.native_lines or root_error(analysis)
+                or analysis.log_lines >= LOG_LINES_OK
                 or any(GLUED_FRAME_RE.search(line) for line in analysis.masked_lines[:400]))
+
+
+# prefixed log lines that make a paste a log even with no error line in it (a hang, a crash the
+# log does not show): an entry whose lines occur in none of them is a lead, not the fix
+LOG_LINES_OK = 2
 
 
 # a traceback frame inside a longer line (ray / multiprocessing prefixes glue several together)

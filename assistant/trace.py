@@ -85,6 +85,7 @@ class Analysis:
     environment: Environment
     total_lines: int
     collapsed_repeats: int          # lines dropped as repeats of an earlier one
+    log_lines: int = 0              # lines that carry a log prefix (timestamp, [TP0], glog, ray)
     other_software: tuple[str, ...] = ()  # e.g. ("vllm",): the paste comes from another program
     prose_lines: tuple[str, ...] = ()     # masked lines of the user's own words
     user_names: tuple[str, ...] = ()      # SGLang flags / env vars the user wrote (not ours to recommend)
@@ -150,6 +151,7 @@ class _State:
     last_was_prose: bool = False   # a question wrapped over several lines continues as prose
     repeats: int = 0
     total: int = 0
+    log_lines: int = 0
     pending_command: str | None = None
     loose_flags: str | None = None   # "--tp 16 --dp 16 --enable-dp-attention" pasted without a command
     shapes: dict[str, str | None] = field(default_factory=dict)   # line shape -> masked line
@@ -178,6 +180,7 @@ def _feed(raw: str, st: _State) -> None:
     quiet = st.quiet.get(shape)
     if quiet is not None:   # see _quiet_vote: this line only counts
         end, masked, vote = quiet
+        st.log_lines += 1   # a quiet shape has a log prefix
         if vote:
             st.environment.add_vote(vote)
         st.last_was_prose = False
@@ -197,6 +200,8 @@ def _feed(raw: str, st: _State) -> None:
             st.prefix_ends[shape] = end
     text = line[end:].strip()
     text_shape = shape[end:].strip()
+    if end and line[:end].strip():
+        st.log_lines += 1
     # cheap substring tests first: the regexes behind them run on every line of a 200 MB log
     if st.launch is None and st.loose_flags is None and "--" in text and LOOSE_FLAGS_RE.match(text):
         st.loose_flags = text
@@ -391,6 +396,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         environment=st.environment.environment(st.prose, st.launch, st.loose_flags),
         total_lines=st.total,
         collapsed_repeats=st.repeats,
+        log_lines=st.log_lines,
     )
 
 

@@ -130,6 +130,18 @@ def test_an_entry_about_a_generic_line_is_only_a_lead_when_the_trace_says_more(a
     assert any(h.unit_id == "illegal-memory-access" for h in retrieval.hits[:3])
 
 
+def test_a_log_without_the_entrys_lines_gets_no_fix_from_words_alone(assistant):
+    # log lines that show no error, and the failure told in the user's words: the entries whose
+    # words are close have none of their lines in this log, so at most a lead
+    text = ("Qwen2-57B-A14B on 4x A100; the server dies right after these lines, no traceback:\n"
+            "[2025-08-02 10:01:11 TP0] Load weight end. type=Qwen2MoeForCausalLM, avail mem=30.12 GB\n"
+            "[2025-08-02 10:01:12 TP0] Memory pool end. avail mem=8.40 GB\n"
+            "[2025-08-02 10:01:12 TP2] Capture cuda graph begin. This can take up to several minutes.\n"
+            "[2025-08-02 10:01:13 TP1] Capture cuda graph begin. This can take up to several minutes.\n")
+    retrieval = assistant.retrieve(text.splitlines())
+    assert retrieval.outcome != "fix"
+
+
 def test_a_version_outside_the_entry_scope_is_a_lead(assistant):
     # flashinfer 0.0.3's sampling NaN was fixed long ago: on 0.5.9 it is only a lead
     text = ("sglang 0.5.9\nRuntimeError: probability tensor contains either `inf`, `nan` or element < 0")
