@@ -2,17 +2,25 @@
 
 ``match_origin(lines, version)`` looks the user's error lines up in the message registry
 ``kb/sglang_errors.jsonl.gz`` (built by ``python -m ingest.sglang_errors`` from every release
-wheel): every raise / assert / error-or-warning log / argparse error SGLang, sglang-router and
-sgl-kernel can emit, as a pattern with placeholders for the variable parts, with the releases
-that contain it. A match gives an ``Origin``: package, module, ``Class.method``, the guarding
-condition with a few lines of source, the exception class or log level, and whether the
-user's release has this message. When nothing matches but the traceback frames or a library
-prefix (``NCCL WARN``, ``torch.OutOfMemoryError``) point to another library, the ``Origin``
-says so (``is_sglang`` False, ``package`` = that library) instead.
+wheel): every raise / assert / error-or-warning log / failure-reporting info log / argparse
+error SGLang, sglang-router and sgl-kernel can emit, as a template with placeholders for the
+variable parts, with the releases that contain it. A match gives an ``Origin``: package,
+module, ``Class.method``, the guarding condition with a few lines of source, the exception
+class or log level, and whether the user's release has this message. When nothing matches but
+the traceback frames or a library prefix (``NCCL WARN``, ``torch.OutOfMemoryError``) point to
+another library, the ``Origin`` says so (``is_sglang`` False, ``package`` = that library).
 
-Fast by construction: the registry is loaded once (lazily) and each message is indexed by
-its rarest literal words, so a query only tries the few patterns whose words occur in the
-user's text. Imports only the stdlib and ``packaging``.
+What a paste shows besides the message decides between candidates: the traceback (its files
+and functions pick one of several copies of a text; a traceback that runs only through another
+library means that library raised it, even when SGLang has the same text; a bare
+``AssertionError`` is the assert in its innermost SGLang frame), lines a message was wrapped
+onto or cut at, the rest of a multi-line message, the exception class printed before it, the
+component the paste names, the user's release. A line SGLang prints around another library's
+error (a wrapper that quotes it, a crash log after it) does not make SGLang its origin.
+
+Fast by construction: the registry is loaded once (lazily), each message is indexed by its
+rarest literal words, and a line is compared with a message by finding its literal pieces in
+order (no regex per message). Imports only the stdlib and ``packaging``.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -36,9 +45,21 @@ WORD = re.compile(r"[a-z][a-z0-9_]{3,}")  # how a user's (lower-cased) line is s
 KEY_WORD = re.compile(r"(?<![\w\x00])[a-z][a-z0-9_]{3,}(?![\w\x00])")  # whole words only
 MAX_LINE = 2000
 MAX_LINES = 400  # a longer paste is cut to its last lines: the error is at the end
-FRAME = re.compile(r'File "([^"]+)", line \d+')
-FRAME_PACKAGE_PATH = re.compile(r"/((?:sglang|sglang_router|sgl_kernel)/[\w/]+\.py)$")
-SITE_PACKAGE = re.compile(r"(?:site|dist)-packages/([A-Za-z_][\w]*)")
+FRAME = re.compile(r'File "([^"]+)", line \d+(?:, in ([\w.<>]+))?')
+# The last package directory of a path: a source checkout is /sgl-workspace/sglang/python/sglang/srt/...
+FRAME_PACKAGE_PATH = re.compile(r"(?:^|.*/)((?:sglang|sglang_router|sgl_kernel)/[\w/]+\.py)$")
+SITE_PACKAGE = re.compile(r".*(?:site|dist)-packages/([A-Za-z_][\w]*)")
+# Libraries recognised in a frame path outside site-packages (an editable install, an overlay).
+LIBRARY_DIR = re.compile(r"/(vllm|transformers|torch|triton|flashinfer|tensorrt_llm|lmdeploy|torch_npu|torch_musa)/")
+# An exception line of a traceback ("ValueError: ...", bare "AssertionError"), also inside a log prefix.
+EXCEPTION_LINE = re.compile(r"(?:^|\s)((?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit|Interrupt))(?::\s|:?\s*$)")
+# How a new log record or traceback part starts: "[2025-...", "(Worker pid=1)", "E0414 03:56:41", "INFO ..."
+RECORD_START = re.compile(r"^\s*(?:\[|\(|\d{4}-\d\d-\d\d|[EWIF]\d{4} |[A-Z]{4,8}\b|Traceback|\^|```)")
+MAX_WRAPPED_LINES = 2  # following lines a wrapped message may continue on
+CHAINED = re.compile(r"During handling of the above exception|The above exception was the direct cause")
+QUOTES_TO_SPACE = str.maketrans({quote: " " for quote in "'\"`\u2018\u2019\u201c\u201d"})
+PATH_WORD_STOP = frozenset({"sglang", "srt", "init", "python"})
+CONTINUATION_LINES = 8  # paste lines after a hit where the rest of a multi-line message is looked for
 EXCEPTION_PREFIX = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)+)([A-Z]\w*(?:Error|Exception|Warning))\b")
 SGLANG_PACKAGES = {"sglang": "sglang", "sglang_router": "sglang-router", "sgl_kernel": "sgl-kernel"}
 # Library prefixes that name the emitter without any frame (checked on the error lines).
@@ -62,9 +83,11 @@ MESSAGE_PREFIX = re.compile(r"^\s*(?:\[[^\]]{0,80}\]\s*)*(?:[\w.]*(?:Error|Excep
 SECONDARY_PATHS = ("sglang/multimodal_gen/",)
 PARTIAL_LITERAL = 25  # characters a cut-short line must share with the start of a message
 MAX_PARTIAL_TRIES = 100  # candidates tried for cut-short lines: bounds a query's cost
+MAX_PARTIAL_LINES = 12  # last error lines a cut-short message is looked for on: bounds it too
 EMPTY: frozenset = frozenset()
-MAX_PREFIX_TOKENS = 80  # words of a message a cut-short line is compared with
-SEVERITY = {"raise": 3, "assert": 3, "argparse": 3, "critical": 2, "error": 2, "warning": 1}
+MIN_CONTINUATION = 8  # literal characters a message's other line needs to be looked for
+MIN_WRAPPED = 15  # characters of another error line a wrapper line must quote to count as wrapping it
+SEVERITY = {"raise": 3, "assert": 3, "argparse": 3, "critical": 2, "error": 2, "warning": 1, "info": 0}
 ERROR_WORDS = re.compile(r"error|exception|warn|fail|fatal|fault|abort|out of memory", re.I)
 # Import names whose distribution is named differently.
 IMPORT_TO_PACKAGE = {"flashinfer": "flashinfer-python", "huggingface_hub": "huggingface-hub"}
@@ -126,8 +149,11 @@ class ErrorRegistry:
         self._detail_block: int = header.get("detail_block", 1)
         self._detail_offsets: list[int] = header.get("detail_offsets", [])
         self._detail_blocks: dict[int, list[bytes]] = {}
-        self._patterns: dict[int, tuple[re.Pattern | None, int]] = {}
-        self._prefix_patterns: dict[int, tuple[re.Pattern | None, int]] = {}
+        self._patterns: dict[int, tuple[list[str], int]] = {}
+        self._prefix_tokens: dict[int, list] = {}
+        self._anchors: dict[int, str] = {}
+        self._continuations: dict[int, list[list[str]]] = {}
+        self._path_words: dict[int, frozenset] = {}
         self._release_versions = {
             package: [Version(v) for v in names] for package, names in self.releases.items()
         }
@@ -145,15 +171,71 @@ class ErrorRegistry:
     def load(cls, path: str | Path | None = None) -> ErrorRegistry:
         return _load_cached(str(Path(path).resolve()) if path else str(DEFAULT_PATH))
 
-    def pattern(self, number: int) -> tuple[re.Pattern | None, int]:
-        """(compiled search regex, literal length) of one message, compiled on first use."""
+    def pattern(self, number: int) -> tuple[list[str], int]:
+        """(literal pieces, literal length) of one message's matching line, made on first use."""
         cached = self._patterns.get(number)
         if cached is None:
             parts = template_parts(self.row(number)[self.col["template"]])
-            regex = pattern_for(parts)
-            literal = sum(len(p.strip()) for p in matching_line(parts) if type(p) is str)
-            cached = self._patterns[number] = (re.compile(regex, re.I) if regex else None, literal)
+            # quotes are not compared, so they do not count as shared text either
+            literal = sum(len(p.translate(DROP_QUOTES).strip()) for p in matching_line(parts) if type(p) is str)
+            cached = self._patterns[number] = (pieces_for(matching_line(parts)), literal)
         return cached
+
+    def continuation_patterns(self, number: int) -> list[list[str]]:
+        """Literal pieces of a multi-line message's other lines (the ones with enough literal text)."""
+        cached = self._continuations.get(number)
+        if cached is None:
+            parts = template_parts(self.row(number)[self.col["template"]])
+            best = matching_line(parts)
+            cached = [pieces_for(line) for line in template_lines(parts) if line is not best
+                      and sum(len(p.strip()) for p in line if type(p) is str) >= MIN_CONTINUATION]
+            self._continuations[number] = [pieces for pieces in cached if pieces]
+        return self._continuations[number]
+
+    def path_words(self, number: int) -> frozenset:
+        """Words of a message's file path (sglang/srt/constrained/xgrammar_backend.py: constrained,
+        xgrammar, backend): a paste that names the component points to its copy of a text."""
+        cached = self._path_words.get(number)
+        if cached is None:
+            path = self.paths[self.row(number)[self.col["path"]]].removesuffix(".py")
+            words = {w for part in path.split("/") for w in part.split("_") if len(w) > 3}
+            cached = self._path_words[number] = frozenset(words - PATH_WORD_STOP)
+        return cached
+
+    def site_in(self, path: str, function: str) -> int | None:
+        """The message number of a bare assert (empty text) in `function` of `path`, if any.
+
+        Rows are stored sorted by package, path and line, so a path's rows are found by
+        bisection without parsing the others.
+        """
+        try:
+            path_index = self.paths.index(path)
+            package_index = self.packages.index(SGLANG_PACKAGES[path.split("/")[0]])
+        except (ValueError, KeyError):
+            return None
+        col = self.col
+        low, high = 0, len(self)
+        while low < high:
+            middle = (low + high) // 2
+            row = self.row(middle)
+            if (row[col["package"]], row[col["path"]]) < (package_index, path_index):
+                low = middle + 1
+            else:
+                high = middle
+        found = None
+        for number in range(low, len(self)):
+            row = self.row(number)
+            if (row[col["package"]], row[col["path"]]) != (package_index, path_index):
+                break
+            name = self.functions[row[col["function"]]]
+            if (name == function or name.endswith("." + function)) and not row[col["template"]]:
+                found = number  # one row per function: bare asserts share an empty text
+        return found
+
+    def qualified_function(self, function: str) -> str:
+        """`Class.method` for a traceback frame's bare `method`, when the registry knows one."""
+        names = [name for name in self.functions if name == function or name.endswith("." + function)]
+        return names[0] if len(names) == 1 else function
 
     def release_names(self, number: int) -> tuple[str, ...]:
         row = self.row(number)
@@ -180,72 +262,98 @@ class ErrorRegistry:
         return json.loads(lines[position])
 
     def find(self, lines: list[str]) -> list[tuple[int, int, int]]:
-        """(message number, line number, literal length) of every message found in the lines.
+        """(message number, line number, literal length) of every message found on every line.
 
-        A message is tried on a line only if all its key words are there; when no message
-        matches a whole line, a line cut short (a terminal or a copy that lost its end) may
+        A message is tried on a line only if all its key words are there; an error line that no
+        whole message matches may be cut short (a terminal or a copy that lost its end): it may
         still match the beginning of a message with two of its key words.
         """
+        unquoted = _unquoted(lines)
         # A log repeats its lines: each distinct line is looked at once (its last copy).
-        last_copy = {line: number for number, line in enumerate(lines)}
+        last_copy = {line: number for number, line in enumerate(unquoted)}
+        # A long message wrapped onto the next lines (a terminal, an issue's text) is also read
+        # joined; a hit on the joined text is a hit on its first line.
+        texts = list(unquoted)
+        line_of_text = list(range(len(unquoted)))
+        for number in last_copy.values():
+            if not _may_wrap(lines, number):
+                continue
+            joined = unquoted[number]
+            for following in range(number + 1, min(number + 1 + MAX_WRAPPED_LINES, len(lines))):
+                if not _continues(lines[following]):
+                    break
+                joined = f"{joined} {unquoted[following]}"
+                texts.append(joined)
+                line_of_text.append(number)
+        text_numbers = list(last_copy.values()) + list(range(len(unquoted), len(texts)))
         lines_of_word: dict[str, set[int]] = {}
-        for line, line_number in last_copy.items():
-            for word in set(WORD.findall(line.lower())):
-                lines_of_word.setdefault(word, set()).add(line_number)
+        words_of_line: dict[int, set[str]] = {}
+        for text_number in text_numbers:
+            # quotes split words ("didn't" holds the key word "didn"), they are not dropped
+            source = lines[text_number] if text_number < len(lines) else texts[text_number]
+            words = set(WORD.findall(source.lower().translate(QUOTES_TO_SPACE)))
+            if text_number < len(lines):
+                words_of_line[text_number] = words
+            for word in words:
+                lines_of_word.setdefault(word, set()).add(text_number)
         keys_col = self.col["keys"]
-        found = []
+        found: list[tuple[int, int, int]] = []
+        squeezed: dict[int, str] = {}
         for number in {number for word in lines_of_word for number in self.index.get(word, ())}:
             key_lines = [lines_of_word.get(key, EMPTY) for key in self.row(number)[keys_col]]
-            hit = self._search(number, lines, sorted(key_lines[0].intersection(*key_lines[1:])))
-            if hit:
-                found.append(hit)
-        if found:
-            return found
-        # Two of the key words on one error line: maybe the line lost the rest.
-        error_lines = {n for n in last_copy.values() if ERROR_WORDS.search(lines[n])}
-        error_words = {word for word, numbers in lines_of_word.items() if numbers & error_lines}
-        candidates = {n for word in error_words for n in (*self.index.get(word, ()), *self.index_more.get(word, ()))}
-        tried = 0
-        for number in sorted(candidates):
-            key_lines = [lines_of_word.get(key, EMPTY) & error_lines for key in self.row(number)[keys_col]]
-            near = set()
-            for first in range(len(key_lines)):
-                for second in range(first + 1, len(key_lines)):
-                    near |= key_lines[first] & key_lines[second]
-            if not near:
+            candidates = key_lines[0].intersection(*key_lines[1:])
+            if not candidates:
                 continue
-            tried += 1
-            if tried > MAX_PARTIAL_TRIES:
-                break
-            hit = self._search(number, lines, sorted(near), prefix=True)
-            if hit and hit[2] >= PARTIAL_LITERAL:
-                found.append(hit)
+            pieces, literal = self.pattern(number)
+            anchor = self.anchor(number)
+            for text_number in sorted(candidates):
+                if text_number not in squeezed:
+                    squeezed[text_number] = _squeezed(texts[text_number])
+                text = squeezed[text_number]
+                start = locate(pieces, text) if pieces and anchor in text else None
+                if start is None:
+                    continue
+                first = line_of_text[text_number]
+                # a joined text counts only for a message that starts on its first line
+                if text_number < len(lines) or start < len(_squeezed(unquoted[first])):
+                    found.append((number, first, literal))
+        covered = {hit[1] for hit in found}
+        # Two of the key words on an error line no whole message matched: maybe it lost the rest.
+        # (A message's key words are distinct, so counting postings per line counts its words.)
+        shared: dict[tuple[int, int], int] = {}
+        uncovered = [n for n in sorted(last_copy.values()) if n not in covered and ERROR_WORDS.search(unquoted[n])]
+        for number in uncovered[-MAX_PARTIAL_LINES:]:  # the error is at the end of a paste
+            for word in words_of_line[number]:
+                for message in (*self.index.get(word, ()), *self.index_more.get(word, ())):
+                    shared[message, number] = shared.get((message, number), 0) + 1
+        near: dict[int, list[int]] = {}
+        for (message, number), count in shared.items():
+            if count >= 2:
+                near.setdefault(message, []).append(number)
+        for message in sorted(near)[:MAX_PARTIAL_TRIES]:
+            found.extend(self._cut_short_hits(message, unquoted, sorted(near[message])))
         return found
 
-    def _search(self, number: int, lines: list[str], line_numbers: list[int], prefix: bool = False):
-        """(number, line number, literal length) of the first line the message is on, or None."""
-        if not line_numbers:
-            return None
-        pattern, literal = self.prefix_pattern(number) if prefix else self.pattern(number)
-        if pattern is None:
-            return None
-        for line_number in line_numbers:
-            match = pattern.search(lines[line_number])
-            if match:
-                # A prefix match counts only the message's own words the line has, not the
-                # text that filled its placeholders.
-                if prefix:
-                    literal = len(match.group(0).strip()) - sum(len(g) for g in match.groups() if g)
-                return (number, line_number, literal)
-        return None
+    def _cut_short_hits(self, number: int, lines: list[str], line_numbers: list[int]) -> list[tuple[int, int, int]]:
+        """(number, line number, shared literal length) for each line that ends inside the message."""
+        tokens = self.prefix_tokens(number)
+        shared = [(line_number, prefix_literal(tokens, lines[line_number].lower())) for line_number in line_numbers]
+        return [(number, line_number, literal) for line_number, literal in shared if literal >= PARTIAL_LITERAL]
 
-    def prefix_pattern(self, number: int) -> tuple[re.Pattern | None, int]:
-        """Regex matching a line that ends somewhere inside the message (compiled on first use)."""
-        cached = self._prefix_patterns.get(number)
+    def prefix_tokens(self, number: int) -> list:
+        """The message's matching line as prefix tokens (see `prefix_tokens_for`), made on first use."""
+        cached = self._prefix_tokens.get(number)
         if cached is None:
-            parts = template_parts(self.row(number)[self.col["template"]])
-            regex = prefix_pattern_for(parts)
-            cached = self._prefix_patterns[number] = (re.compile(regex, re.I) if regex else None, 0)
+            cached = self._prefix_tokens[number] = prefix_tokens_for(template_parts(self.row(number)[self.col["template"]]))
+        return cached
+
+    def anchor(self, number: int) -> str:
+        """The message's longest literal piece: a line without it cannot hold the message, which is
+        checked before the pieces are located one by one."""
+        cached = self._anchors.get(number)
+        if cached is None:
+            pieces, _ = self.pattern(number)
+            cached = self._anchors[number] = max(pieces, key=len, default="")
         return cached
 
     def origin(self, number: int, matched_line: str, version: str | None, alternatives: int) -> Origin:
@@ -297,7 +405,7 @@ class ErrorRegistry:
 TEMPLATE_TOKEN = re.compile(r"\{\{|\}\}|\{[^{}]*\}|[^{}]+|[{}]")
 QUOTES = "'\"`\u2018\u2019\u201c\u201d"
 DROP_QUOTES = str.maketrans("", "", QUOTES)
-LITERAL_SPLIT = re.compile("(\\s+|[" + QUOTES + "])")
+WHITESPACE = re.compile(r"\s+")
 
 
 class Field(str):
@@ -329,27 +437,40 @@ def display_template(template: str) -> str:
     return "".join(p if type(p) is str else "{" + p + "}" for p in template_parts(template))
 
 
-def literal_regex(text: str) -> str:
-    """A literal, tolerant of whitespace runs and of quoting (quotes are not compared at all)."""
-    out = []
-    for token in LITERAL_SPLIT.split(text):
-        if not token:
-            continue
-        if token.isspace():
-            out.append(r"\s+")
-        elif token in QUOTES:
-            continue  # quotes are dropped from both the pattern and the user's line
-        else:
-            out.append(re.escape(token))
-    return "".join(out)
+def _squeezed(text: str) -> str:
+    """Lower-cased, without quotes, each whitespace run as one space: how a message's literal
+    pieces and a user's line are compared (quoting, case and spacing differ between copies)."""
+    return WHITESPACE.sub(" ", text.translate(DROP_QUOTES).lower())
 
 
-def matching_line(parts: list) -> list:
-    """The parts of the template line with the most literal text.
+def pieces_for(line_parts: list) -> list[str]:
+    """The literal pieces of one template line, in order, as `_squeezed` text; placeholders
+    (which match anything) at the ends are dropped, those between pieces separate them."""
+    parts = list(line_parts)
+    while parts and type(parts[0]) is Field:
+        parts = parts[1:]
+    while parts and type(parts[-1]) is Field:
+        parts = parts[:-1]
+    return [piece for piece in (_squeezed(p) for p in parts if type(p) is str) if piece]
 
-    A multi-line message is printed over several lines of the paste; it is looked for by
-    its most specific line. The registry's key words come from this line too.
-    """
+
+def locate(pieces: list[str], text: str, start: int = 0) -> int | None:
+    """Where the message starts in `text` (`_squeezed`), or None: its pieces in order, anything
+    between them. The earliest first piece is the only one to try: a later start leaves less room."""
+    first = text.find(pieces[0], start)
+    if first == -1:
+        return None
+    position = first + len(pieces[0])
+    for piece in pieces[1:]:
+        found = text.find(piece, position)
+        if found == -1:
+            return None
+        position = found + len(piece)
+    return first
+
+
+def template_lines(parts: list) -> list[list]:
+    """The template's parts split at its line breaks."""
     lines: list[list] = [[]]
     for part in parts:
         if type(part) is str and "\n" in part:
@@ -361,7 +482,16 @@ def matching_line(parts: list) -> list:
                     lines[-1].append(piece)
         else:
             lines[-1].append(part)
-    return max(lines, key=lambda line: sum(len(p.strip()) for p in line if type(p) is str))
+    return lines
+
+
+def matching_line(parts: list) -> list:
+    """The parts of the template line with the most literal text.
+
+    A multi-line message is printed over several lines of the paste; it is looked for by
+    its most specific line. The registry's key words come from this line too.
+    """
+    return max(template_lines(parts), key=lambda line: sum(len(p.strip()) for p in line if type(p) is str))
 
 
 def key_words(template: str) -> set[str]:
@@ -373,36 +503,69 @@ def key_words(template: str) -> set[str]:
     return set(KEY_WORD.findall(text.lower()))
 
 
-def prefix_pattern_for(parts: list) -> str:
-    """Regex for a line cut short inside the message: each next word is optional, and the
-    line ends there ("... is not a built-in template" for "... template name or a path.")."""
+def prefix_tokens_for(parts: list) -> list:
+    """The matching line as tokens for `prefix_literal`: lower-cased words without quotes, " " for
+    a whitespace run, None for a placeholder."""
     parts = matching_line(parts)
     while parts and type(parts[0]) is Field:
         parts = parts[1:]
-    tokens: list[str] = []
+    tokens: list = []
     for part in parts:
         if type(part) is Field:
-            tokens.append(r"(.*?)")  # a group, so the field's text is not counted as shared
+            tokens.append(None)
             continue
-        for word in re.findall(r"\s+|[^\s]+", part.translate(DROP_QUOTES)):
-            tokens.append(r"\s+" if word.isspace() else re.escape(word))
-    if not tokens:
-        return ""
-    head, rest = tokens[0], tokens[1:]
-    nested = ""
-    for token in reversed(rest[:MAX_PREFIX_TOKENS]):
-        nested = f"(?:{token}{nested})?"
-    return f"{head}{nested}(?:\\.\\.\\.|\u2026)?\\s*$"
+        for word in re.findall(r"\s+|[^\s]+", part.translate(DROP_QUOTES).lower()):
+            tokens.append(" " if word.isspace() else word)
+    while tokens and tokens[0] == " ":
+        tokens = tokens[1:]
+    return tokens
 
 
-def pattern_for(parts: list) -> str:
-    """Regex that finds the message inside a log line: fields match anything on the line."""
-    parts = matching_line(parts)
-    while parts and type(parts[0]) is Field:
-        parts = parts[1:]
-    while parts and type(parts[-1]) is Field:
-        parts = parts[:-1]
-    return "".join(literal_regex(p) if type(p) is str else r".*?" for p in parts)
+def _ends(line: str, position: int) -> bool:
+    return line[position:].strip() in ("", "...", "\u2026")
+
+
+def prefix_literal(tokens: list, line: str) -> int:
+    """Characters of the message a (lower-cased, quote-free) line shares when it ends somewhere
+    inside it ("... is not a built-in template" for "... template name or a path."), 0 if none.
+
+    From an occurrence of the first word, the line must follow the message word by word up to
+    its end; a placeholder takes the text up to the message's next word (or the rest of the line);
+    the placeholder's text is not counted as shared.
+    """
+    if not tokens or tokens[0] is None:
+        return 0
+    head = tokens[0]
+    start = line.find(head)
+    while start != -1:
+        position, shared, index = start + len(head), len(head), 1
+        while index < len(tokens):
+            token = tokens[index]
+            if token is None:  # a placeholder: up to the next word, else the rest of the line
+                following = next((t for t in tokens[index + 1 :] if t not in (None, " ")), None)
+                found = line.find(following, position) if following else -1
+                if found == -1:
+                    position = len(line)
+                    break
+                gap = tokens[index + 1] == " "
+                position, index = (found, index + 2) if gap and line[found - 1 : found].isspace() else (found, index + 1)
+                continue
+            if token == " ":
+                end = position
+                while end < len(line) and line[end].isspace():
+                    end += 1
+                if end == position:
+                    break
+                shared, position = shared + 1, end
+            elif line.startswith(token, position):
+                shared, position = shared + len(token), position + len(token)
+            else:
+                break
+            index += 1
+        if _ends(line, position):
+            return shared
+        start = line.find(head, start + 1)
+    return 0
 
 
 @lru_cache(maxsize=4)
@@ -425,6 +588,22 @@ def _unquoted(lines: list[str]) -> list[str]:
     return [line.translate(DROP_QUOTES) for line in lines]
 
 
+def _may_wrap(lines: list[str], number: int) -> bool:
+    """An error message line that may go on over the next lines: not a traceback's code line, not
+    a bare exception class."""
+    line = lines[number]
+    if not ERROR_WORDS.search(line) or FRAME.search(line) or (number and FRAME.search(lines[number - 1])):
+        return False
+    exception = EXCEPTION_LINE.search(line)
+    return not exception or bool(line[exception.end():].strip())
+
+
+def _continues(line: str) -> bool:
+    """A line that may be the rest of the previous one: plain text, not a new log record, frame
+    or exception."""
+    return bool(line.strip()) and not (FRAME.search(line) or EXCEPTION_LINE.search(line) or RECORD_START.match(line))
+
+
 def _message_length(line: str) -> int:
     """Length of the message on a log line, without its log prefix and exception class."""
     return len(MESSAGE_PREFIX.sub("", line).strip())
@@ -445,38 +624,154 @@ def _raised_elsewhere(registry: ErrorRegistry, hit: tuple[int, int, int], line: 
     return kind in ("raise", "assert") and exception != prefix.group(2)
 
 
-def _frame_paths(lines: list[str]) -> set[str]:
-    """Package-relative paths of the traceback frames: sglang/srt/models/qwen2.py."""
-    paths = set()
-    for line in lines:
-        frame = FRAME.search(line)
-        if frame:
-            inside = FRAME_PACKAGE_PATH.search(frame.group(1))
-            if inside:
-                paths.add(inside.group(1))
-    return paths
+class _Frame(NamedTuple):
+    """One `File "...", line N, in f` line of a pasted traceback."""
+
+    line: int  # its line number in the paste
+    path: str  # package-relative path of an SGLang frame (sglang/srt/models/qwen2.py), else ""
+    package: str  # import root of a library frame (torch, vllm), "" when unknown
+    function: str
 
 
-def _score(registry: ErrorRegistry, hit: tuple[int, int, int], lines: list[str], version: str | None,
-           frame_paths: set[str]):  # fmt: skip
+class _Paste:
+    """What a paste shows besides its message lines: traceback frames, where each traceback
+    starts, its words. Computed once per query."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self.frames: list[_Frame] = []
+        self.boundaries: list[int] = []  # exception lines and "During handling..." lines
+        for number, line in enumerate(lines):
+            frame = FRAME.search(line)
+            if frame:
+                path, function = frame.group(1), frame.group(2) or ""
+                inside = FRAME_PACKAGE_PATH.match(path)
+                site = SITE_PACKAGE.match(path) or LIBRARY_DIR.search(path)
+                self.frames.append(_Frame(number, inside.group(1) if inside else "",
+                                          site.group(1) if site else "", function))
+            elif EXCEPTION_LINE.search(line) or CHAINED.search(line):
+                self.boundaries.append(number)
+        self.frame_lines = {frame.line for frame in self.frames}
+        self.frame_paths = {frame.path for frame in self.frames if frame.path}
+        self.frame_functions = {(frame.path, frame.function) for frame in self.frames if frame.path}
+        self._words: set[str] | None = None
+
+    @property
+    def words(self) -> set[str]:
+        if self._words is None:
+            text = "\n".join(self.lines).lower().translate(QUOTES_TO_SPACE)
+            self._words = {w for word in WORD.findall(text) for w in (word, *word.split("_")) if len(w) > 3}
+        return self._words
+
+    def traceback_of(self, line: int) -> list[_Frame]:
+        """The frames of the traceback that ends at `line` (after the previous exception line)."""
+        start = max((b for b in self.boundaries if b < line), default=-1)
+        return [frame for frame in self.frames if start < frame.line < line]
+
+
+def _library(frame: _Frame) -> bool:
+    return bool(frame.package) and frame.package not in SGLANG_PACKAGES
+
+
+def _misplaced_exception_text(registry: ErrorRegistry, hit: tuple[int, int, int], line: str) -> bool:
+    """A raised message prints right after its class ("ValueError: <message>"): other words in
+    between ("ValueError: Warning: <message>") mean another text that contains this one."""
+    row = registry.row(hit[0])
+    kind, _, exception = registry.kinds[row[registry.col["kind"]]].partition(" ")
+    parts = template_parts(row[registry.col["template"]])
+    if kind not in ("raise", "assert") or not parts or type(parts[0]) is Field:
+        return False  # a message that starts with a placeholder may start with anything
+    text = _squeezed(line)
+    named = text.find(exception.lower() + ":")
+    if named == -1 or (named and (text[named - 1].isalnum() or text[named - 1] == "_")):
+        return False
+    after = named + len(exception) + 1 + (text[named + len(exception) + 1 : named + len(exception) + 2] == " ")
+    pieces, _ = registry.pattern(hit[0])
+    start = locate(pieces, text, after) if pieces else None
+    # punctuation may stand between: several arguments print as a tuple, "('...', '...')"
+    return start is not None and any(c.isalnum() for c in text[after:start])
+
+
+def _raised_by_library(registry: ErrorRegistry, hit: tuple[int, int, int], paste: _Paste) -> bool:
+    """The traceback that ends at the line runs through another library and never through
+    SGLang: vLLM's copy of a text SGLang also has raised it, not SGLang."""
+    kind = registry.kinds[registry.row(hit[0])[registry.col["kind"]]].split(" ")[0]
+    if kind not in ("raise", "assert"):
+        return False
+    frames = paste.traceback_of(hit[1])
+    return bool(frames) and not any(f.path for f in frames) and any(_library(f) for f in frames)
+
+
+def _message(line: str) -> str:
+    return MESSAGE_PREFIX.sub("", line).strip()
+
+
+def _foreign_errors(paste: _Paste, uncovered: list[int]) -> list[int]:
+    """Lines among `uncovered` that report another library's error: a library-named exception
+    (triton.runtime.errors.OutOfResources: ...), an exception raised in a library's frames, an
+    error line with a library marker (NCCL WARN, CUDA error:)."""
+    foreign = []
+    for number in uncovered:
+        line = paste.lines[number]
+        prefix = EXCEPTION_PREFIX.match(line)
+        if prefix and prefix.group(1).split(".")[0] not in SGLANG_PACKAGES:
+            foreign.append(number)
+        elif EXCEPTION_LINE.search(line) and (frames := paste.traceback_of(number)) and _library(frames[-1]):
+            foreign.append(number)
+        elif any(marker.search(line) for marker, _ in LIBRARY_MARKERS):
+            foreign.append(number)
+    return foreign
+
+
+def _score(registry: ErrorRegistry, hit: tuple[int, int, int], paste: _Paste, version: str | None):
     number, line_number, literal = hit
     row = registry.row(number)
     kind, _, exception = registry.kinds[row[registry.col["kind"]]].partition(" ")
     path = registry.paths[row[registry.col["path"]]]
-    names_exception = exception in lines[line_number]
+    function = registry.functions[row[registry.col["function"]]].rsplit(".", 1)[-1]
+    names_exception = exception in paste.lines[line_number]
     in_version = bool(version) and bool(registry.has_release(
         registry.packages[row[registry.col["package"]]], registry.release_names(number), version
     ))  # None (release unknown to the registry) sorts as False
-    # The user's own traceback naming the file settles which of several copies of a text it
-    # is; then the LLM server's code over the diffusion runtime's copy. What stops the server
-    # (a raise) is what the user asks about, not a warning logged on the way; among equals,
-    # longer literal text is the stronger evidence, then the exception named on the line,
-    # the user's release, a message recent releases still have, and the later line (the
-    # final error of a traceback).
+    following = paste.lines[line_number + 1 : line_number + 1 + CONTINUATION_LINES]
+    following = [_squeezed(line) for line in following]
+    continued = sum(1 for pieces in registry.continuation_patterns(number)
+                    if any(locate(pieces, line) is not None for line in following))
     newest_release = row[registry.col["releases"]][-1][1]  # still in recent releases: likelier
-    return (path in frame_paths, not path.startswith(SECONDARY_PATHS),
-            SEVERITY.get(exception, SEVERITY.get(kind, 0)), literal, names_exception, in_version,
+    # The user's own traceback naming the file (and the function) settles which of several
+    # copies of a text it is; then the LLM server's code over the diffusion runtime's copy.
+    # What stops the server (a raise) is what the user asks about, not a warning logged on the
+    # way; among equals, longer literal text is the stronger evidence, then the rest of a
+    # multi-line message on the next lines, the exception named on the line, the user's
+    # release, a component the paste names, a message recent releases still have, and the
+    # later line (the final error of a traceback).
+    return (path in paste.frame_paths, (path, function) in paste.frame_functions,
+            not path.startswith(SECONDARY_PATHS), SEVERITY.get(exception, SEVERITY.get(kind, 0)), literal,
+            continued, names_exception, in_version, len(registry.path_words(number) & paste.words),
             newest_release, line_number)  # fmt: skip
+
+
+def _bare_assert_origin(registry: ErrorRegistry, paste: _Paste, version: str | None) -> Origin | None:
+    """A bare `AssertionError` (an assert without a message) raised in SGLang's own frame: the
+    origin is that assert, which the traceback's innermost frame names."""
+    for number in range(len(paste.lines) - 1, -1, -1):
+        line = paste.lines[number]
+        exception = EXCEPTION_LINE.search(line)
+        if not exception or line[exception.end():].strip():
+            continue
+        frames = paste.traceback_of(number)
+        if frames and frames[-1].path:
+            path, function = frames[-1].path, frames[-1].function
+            site = registry.site_in(path, function) if "Assert" in line else None
+            if site is not None:
+                return registry.origin(site, line.strip(), version, 0)
+            root = path.split("/")[0]
+            return Origin(is_sglang=True, package=SGLANG_PACKAGES[root], matched_line=line.strip(),
+                          module=path[:-3].replace("/", ".").removesuffix(".__init__"), path=path,
+                          function=registry.qualified_function(function), kind="assert" if "Assert" in line else "raise",
+                          exception=exception.group(1).split(".")[-1], user_version=version)
+        return None
+    return None
 
 
 def foreign_origin(lines: list[str]) -> Origin | None:
@@ -485,7 +780,7 @@ def foreign_origin(lines: list[str]) -> Origin | None:
     for line in lines:
         frame = FRAME.search(line)
         if frame:
-            package = SITE_PACKAGE.search(frame.group(1))
+            package = SITE_PACKAGE.match(frame.group(1))
             innermost = (package.group(1) if package else None, line)
     if innermost and innermost[0] and innermost[0] not in SGLANG_PACKAGES:
         name = innermost[0]
@@ -514,26 +809,44 @@ def match_origin(
     if not lines:
         return None
     registry = registry or ErrorRegistry.load()
+    paste = _Paste(lines)
     hits = [
         hit
-        for hit in registry.find(_unquoted(lines))
+        for hit in registry.find(lines)
         if _is_specific(hit[2], lines[hit[1]]) and not _raised_elsewhere(registry, hit, lines[hit[1]])
+        and not _raised_by_library(registry, hit, paste) and not _misplaced_exception_text(registry, hit, lines[hit[1]])
     ]
-    # a wrapper or consequence line SGLang prints around any failure ("Scheduler hit an
-    # exception:", "Capture cuda graph failed:", "Received sigquit") is SGLang's text, but the
-    # error it wraps is the one asked about: with any other error line present, it is not the origin
-    # a warning SGLang logged on the way is not the origin of a crash another line reports
-    hit_lines = {hit[1] for hit in hits}
-    others = [line for i, line in enumerate(lines) if i not in hit_lines and ERROR_WORDS.search(line)
-              and not FRAME.search(line)]
-    if others:
-        hits = [hit for hit in hits if not is_generic(lines[hit[1]])
-                and SEVERITY.get(registry.kinds[registry.row(hit[0])[registry.col["kind"]]].partition(" ")[2], 3) > 1]
+    covered = {hit[1] for hit in hits}
+    uncovered = [i for i, line in enumerate(lines)
+                 if i not in covered and i not in paste.frame_lines and ERROR_WORDS.search(line)]
+    if uncovered and hits:
+        foreign = _foreign_errors(paste, uncovered)
+        foreign_messages = [m for m in (_message(lines[i]) for i in foreign) if len(m) >= MIN_WRAPPED]
+
+        def consequence(hit: tuple[int, int, int]) -> bool:
+            kind, _, level = registry.kinds[registry.row(hit[0])[registry.col["kind"]]].partition(" ")
+            line = lines[hit[1]]
+            # a wrapper or consequence line SGLang prints around any failure ("Scheduler hit an
+            # exception:", "Received sigquit") is SGLang's text, but the error it wraps is the one
+            # asked about; a warning logged on the way is not the origin of a crash another line
+            # reports; a line that quotes another library's error ("Capture cuda graph failed:
+            # <CUDA error>") wraps it; and what SGLang logs while that error stops it follows from it
+            return (is_generic(line) or SEVERITY.get(level, 3) <= 1
+                    or any(message in line for message in foreign_messages)
+                    or (bool(foreign) and kind == "log"))
+
+        hits = [hit for hit in hits if not consequence(hit)]
     if hits:
-        frame_paths = _frame_paths(lines)
-        best = max(hits, key=lambda hit: _score(registry, hit, lines, version, frame_paths))
-        same_text = sum(
-            1 for hit in hits if hit[2] == best[2] and hit[0] != best[0] and hit[1] == best[1]
-        )
+        # One line has one emitter: the message that explains most of it (a specific log that
+        # quotes a caught exception, not that exception), unless the traceback names the file.
+        def on_line(hit: tuple[int, int, int]) -> tuple[bool, int]:
+            return registry.paths[registry.row(hit[0])[registry.col["path"]]] in paste.frame_paths, hit[2]
+
+        best_on_line: dict[int, tuple[bool, int]] = {}
+        for hit in hits:
+            best_on_line[hit[1]] = max(best_on_line.get(hit[1], on_line(hit)), on_line(hit))
+        chosen = [hit for hit in hits if on_line(hit) == best_on_line[hit[1]]]
+        best = max(chosen, key=lambda hit: _score(registry, hit, paste, version))
+        same_text = sum(1 for hit in hits if hit[2] == best[2] and hit[0] != best[0] and hit[1] == best[1])
         return registry.origin(best[0], lines[best[1]].strip(), version, same_text)
-    return foreign_origin(lines)
+    return _bare_assert_origin(registry, paste, version) or foreign_origin(lines)

@@ -5,7 +5,8 @@ Run as ``python -m ingest.sglang_errors [--versions 0.4.1 0.5.9 ...] [--out-dir 
 For every SGLang release with a wheel (default: every cached wheel from 0.4.0 on, plus the
 latest PyPI release, fetched through ``ingest.wheels``) it reads the ``.py`` files from the
 zip, never importing them, and collects every message site (``ingest.sglang_errors_extract``):
-raises, asserts, error/warning log calls, argparse errors. The Python parts of cached
+raises (also exceptions built to be raised later), asserts, error/warning log calls and info
+logs that report a failure, argparse errors. The Python parts of cached
 ``sglang-router`` and ``sgl-kernel`` wheels are read the same way (their own release lists).
 A file whose content did not change between releases is parsed once.
 

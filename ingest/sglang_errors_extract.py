@@ -1,12 +1,16 @@
 """Find the user-visible messages one Python source file can emit, by reading its AST.
 
-A *message site* is a ``raise X("...")``, an ``assert cond, "..."``, a
+A *message site* is a ``raise X("...")`` (also an exception built first and raised later:
+``return X("...")``, ``err = X("...")``), an ``assert cond, "..."``, a
 ``logger.error/warning/critical/exception/fatal/warn(...)`` (also ``warning_once``,
-``print_warning_once``, ``warnings.warn``), a ``parser.error("...")`` or an argparse
-``choices=`` option (argparse's own "invalid choice" text). For each we keep the message
-as a template (f-string fields, ``%`` and ``.format`` placeholders become ``{expr}``; the
-search regex is derived from it by ``assistant.origin``), the exception class or log level, the enclosing ``Class.method``, the
-condition that leads there (the ``if`` test, the ``except`` clause, the assert's test)
+``print_warning_once``, ``warnings.warn``), a ``logger.info(...)`` that reports a failure
+("Decode out of memory happened"), a ``parser.error("...")`` or an argparse ``choices=``
+option (argparse's own "invalid choice" text). For each we keep the message
+as a template (f-string fields, ``%`` and ``.format`` placeholders become ``{expr}``; a local
+message variable set once before it is written out, f"{msg} ..." is not one placeholder;
+``assistant.origin`` matches lines against the literal pieces), the exception class or log
+level, the enclosing ``Class.method``, the condition that leads there (the ``if`` test, the
+``except`` clause, the assert's test; a bare ``assert x`` is kept with an empty text for it)
 and a few lines of source context. ``ingest.sglang_errors`` runs this over every file of
 every release and merges the results.
 """
@@ -37,6 +41,10 @@ MAX_PLACEHOLDER = 40
 MAX_CONDITION = 300
 MAX_CONTEXT_LINES = 8
 MIN_LITERAL_CHARS = 8  # shorter messages ("{e}", "bad") cannot be told apart from noise
+# An exception class by its name: what a constructed-but-not-yet-raised error looks like.
+EXCEPTION_CLASS = re.compile(r"^[A-Z]\w*(?:Error|Exception|Warning|Exit)$")
+# Info logs are progress chatter; only those that report a failure are messages a user asks about.
+FAILURE_WORDS = re.compile(r"error|exception|fail|fatal|fault|abort|out of memory", re.I)
 
 
 @dataclass(frozen=True)
@@ -103,7 +111,7 @@ class TemplateBuilder:
                 if isinstance(value, ast.Constant):
                     out.append(str(value.value))
                 elif isinstance(value, ast.FormattedValue):
-                    out.append(Field(source_of(value.value, self.source)))
+                    out.extend(self.inlined(value, line, depth) or [Field(source_of(value.value, self.source))])
             return out
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return self.parts(node.left, line, depth + 1) + self.parts(node.right, line, depth + 1)
@@ -125,6 +133,24 @@ class TemplateBuilder:
             if earlier:
                 return self.parts(earlier[-1], line, depth + 1)
         return [Field(source_of(node, self.source))]
+
+    def inlined(self, value: ast.FormattedValue, line: int, depth: int) -> list:
+        """The text of a local message variable an f-string embeds (f"{msg} To allow ..."), so
+        the message is not masked by a placeholder; [] when it is not such a variable or when it
+        is assigned more than once."""
+        if value.conversion != -1 or value.format_spec is not None or not isinstance(value.value, ast.Name):
+            return []
+        if value.value.id not in self.names or len(self.names[value.value.id]) != 1:
+            return []  # reassigned (error_message = "" ... error_message = f"..."): value unknown
+        assigned_at = self.names[value.value.id][0][0]
+        if assigned_at >= line or self.indent(assigned_at) > self.indent(line):
+            return []  # set in a nested block (`if ...: error_message = ...`): maybe never set
+        parts = self.parts(value.value, line, depth + 1)
+        return parts if literal_chars(normalise(parts)) >= MIN_LITERAL_CHARS else []
+
+    def indent(self, line: int) -> int:
+        text = self.source.lines[line - 1]
+        return len(text) - len(text.lstrip())
 
     def percent(self, text: str, args: list[ast.AST]) -> list:
         out: list = []
@@ -299,9 +325,9 @@ class SiteCollector:
         return "\n".join(l[indent:].rstrip() for l in lines)
 
     # -- recording ----------------------------------------------------------------------
-    def record(self, kind, exception, parts, node, ancestors, condition=None, guard=None):
+    def record(self, kind, exception, parts, node, ancestors, condition=None, guard=None, bare=False):
         parts = normalise(parts)
-        if literal_chars(parts) < MIN_LITERAL_CHARS:
+        if literal_chars(parts) < MIN_LITERAL_CHARS and not bare:
             return
         if guard is None and condition is None:
             guard = self.guard(ancestors)
@@ -355,25 +381,40 @@ class SiteCollector:
             if exception and exception[0].isupper():
                 parts = self.builder().parts(node.exc.args[0], node.lineno)
                 self.record("raise", exception, parts, node, ancestors)
-        elif isinstance(node, ast.Assert) and node.msg is not None:
-            parts = self.builder().parts(node.msg, node.lineno)
+        elif isinstance(node, ast.Assert):
+            # a bare `assert x` prints only "AssertionError": kept (empty text) so a traceback's
+            # innermost frame can be named with its Class.method and the condition that failed
+            parts = self.builder().parts(node.msg, node.lineno) if node.msg is not None else []
             test = " ".join(self.source.segment(node.test).split())
             condition = test if len(test) <= MAX_CONDITION else test[: MAX_CONDITION - 3] + "..."
             guard = self.guard(ancestors)
             if guard is not None and not isinstance(guard, ast.Try):
                 outer = self.condition_text(guard, ancestors)
                 condition = f"{condition}  (inside: {outer})" if outer else condition
-            self.record("assert", "AssertionError", parts, node, ancestors, condition=condition)
+            self.record("assert", "AssertionError", parts, node, ancestors, condition=condition,
+                        bare=node.msg is None)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             self.inspect_call(node.value, ancestors)
+        elif isinstance(node, (ast.Return, ast.Assign)) and self.is_exception_call(node.value):
+            # `return RuntimeError(...)` / `error = ValueError(...)`: raised by a caller or later
+            exception = dotted(node.value.func).split(".")[-1]
+            parts = self.builder().parts(node.value.args[0], node.lineno)
+            self.record("raise", exception, parts, node, ancestors)
+
+    @staticmethod
+    def is_exception_call(value: ast.AST | None) -> bool:
+        return (isinstance(value, ast.Call) and bool(value.args)
+                and bool(EXCEPTION_CLASS.match(dotted(value.func).split(".")[-1] or "")))
 
     def inspect_call(self, node: ast.Call, ancestors) -> None:
         func = node.func
         name = dotted(func)
-        if isinstance(func, ast.Attribute) and func.attr in LOG_LEVELS:
-            receiver = dotted(func.value)
-            if receiver and LOGGER_RECEIVER.search(receiver) and node.args:
-                self.record_log(LOG_LEVELS[func.attr], node, ancestors)
+        receiver = dotted(func.value) if isinstance(func, ast.Attribute) else ""
+        is_logger = bool(receiver) and bool(LOGGER_RECEIVER.search(receiver)) and bool(node.args)
+        if is_logger and func.attr in LOG_LEVELS:
+            self.record_log(LOG_LEVELS[func.attr], node, ancestors)
+        elif is_logger and func.attr == "info":
+            self.record_log("info", node, ancestors, only_failures=True)
         elif name in WARNING_HELPERS and node.args:
             self.record_log(WARNING_HELPERS[name], node, ancestors)
         elif name == "warnings.warn" and node.args:
@@ -389,11 +430,13 @@ class SiteCollector:
         elif isinstance(func, ast.Attribute) and func.attr == "add_argument":
             self.record_choices(node, ancestors)
 
-    def record_log(self, level: str, node: ast.Call, ancestors) -> None:
+    def record_log(self, level: str, node: ast.Call, ancestors, only_failures: bool = False) -> None:
         parts = self.builder().parts(node.args[0], node.lineno)
         # logger.error("... %s", value) or msg = "... %s"; logger.error(msg, value)
         if len(node.args) > 1 and len(parts) == 1 and isinstance(parts[0], str) and "%" in parts[0]:
             parts = self.builder().percent(parts[0], node.args[1:])
+        if only_failures and not FAILURE_WORDS.search("".join(p for p in parts if isinstance(p, str))):
+            return
         self.record("log", level, parts, node, ancestors)
 
     def record_choices(self, node: ast.Call, ancestors) -> None:

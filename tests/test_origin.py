@@ -153,6 +153,79 @@ def test_lookups_are_fast(registry):
     assert (time.perf_counter() - start) / 10 < 0.05  # a 60-line paste in well under the 5 ms target x10
 
 
+def test_source_checkout_traceback_picks_the_copy_in_its_file(registry):
+    # Installed from source, the path holds "sglang" twice; the frame still names the file.
+    lines = [
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/schedule_batch.py", line 1006, in alloc_paged_token_slots_extend',
+        "    raise RuntimeError(error_msg)",
+        "RuntimeError: Prefill out of memory. Try to lower your batch size.",
+    ]
+    origin = match_origin(lines)
+    assert origin.path == "sglang/srt/managers/schedule_batch.py"
+    assert origin.function == "ScheduleBatch.alloc_paged_token_slots_extend"
+
+
+def test_text_sglang_copied_but_another_library_raised_is_not_sglang(registry):
+    error = ("RuntimeError: ('Quantization scheme is not supported for ', 'the current GPU. Min capability: 80. ', "
+             "'Current capability: 75.')")  # fmt: skip
+    assert match_origin([error]).is_sglang  # SGLang's compressed-tensors code has the same text
+    vllm_trace = [
+        '  File "/root/miniconda3/lib/python3.12/site-packages/vllm/model_executor/models/llama.py", line 150, in __init__',
+        "    self.qkv_proj = QKVParallelLinear(",
+        '  File "/root/miniconda3/lib/python3.12/site-packages/vllm/model_executor/layers/linear.py", line 884, in __init__',
+        "    super().__init__(input_size=input_size,",
+        error,
+    ]
+    origin = match_origin(vllm_trace)
+    assert origin is not None and not origin.is_sglang and origin.package == "vllm"
+
+
+def test_library_crash_is_not_blamed_on_the_lines_sglang_logs_after_it(registry):
+    lines = [
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456, Hardware limit: "
+        "101376. Reducing block sizes or `num_stages` may help.",
+        "[2025-07-29 15:06:51] Received sigquit from a child process. It usually means the child failed.",
+        "[2025-07-29 15:06:51] Dumping requests before crash. self.crash_dump_folder=None",
+    ]
+    origin = match_origin(lines)
+    assert origin is not None and not origin.is_sglang and origin.package == "triton"
+
+
+def test_message_wrapped_over_several_lines_is_found(registry):
+    lines = [
+        "ValueError: DeepEP v2 MoE is not validated for 'Qwen4ExpForConditionalGeneration'.",
+        "The model package must register its architecture with register_deepep_v2_model,",
+        "because its combine and post-expert reduction semantics must be validated first.",
+    ]
+    origin = match_origin(lines)
+    assert origin.module == "sglang.srt.arg_groups.moe_hook" and origin.exception == "ValueError"
+
+
+def test_bare_assert_is_traced_to_the_assert_in_its_frame(registry):
+    lines = [
+        "[TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File ".../sglang/srt/lora/lora_manager.py", line 282, in fetch_new_loras',
+        "    assert len(cur_uids) <= self.max_loras_per_batch",
+        "AssertionError",
+    ]
+    origin = match_origin(lines, version="0.5.10")
+    assert origin.is_sglang and origin.function == "LoRAManager.fetch_new_loras"
+    assert "max_loras_per_batch" in origin.condition
+
+
+def test_error_built_in_a_helper_and_raised_by_its_caller_is_found(registry):
+    line = ("RuntimeError: Rank 0 scheduler died during initialization (exit code: -9). If exit code is -9 "
+            "(SIGKILL), a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.")  # fmt: skip
+    origin = match_origin([line])
+    assert origin.function == "_scheduler_died_error" and origin.exception == "RuntimeError"
+
+
+def test_info_log_that_reports_a_failure_is_found(registry):
+    line = "[2025-03-07 21:49:45 TP9] Decode out of memory happened. #retracted_reqs: 1, #new_token_ratio: 0.0980 -> 0.1919"
+    origin = match_origin([line], version="0.4.3")
+    assert origin.function == "Scheduler.update_running_batch" and origin.exception == "info"
+
+
 @pytest.fixture(scope="module")
 def pins():
     try:
