@@ -256,7 +256,7 @@ class Retriever:
         else:  # convex combination of the normalised scores: keeps how far ahead a hit is
             fused = LEXICAL_WEIGHT * lex_norm + (1 - LEXICAL_WEIGHT) * dense_norm
         candidates = [int(u) for rows in self._kind_groups()
-                      for u in rows[np.argsort(-fused[rows])[:CANDIDATES]] if fused[u] > 0]
+                      for u in _best(rows, fused, CANDIDATES) if fused[u] > 0]
         joined = "\n".join(lines).lower()
         weights = line_weights(analysis) if use_trace else {}
         query_identifiers = frozenset(t for t in tokens if _is_identifier(t))
@@ -302,6 +302,16 @@ class Retriever:
             if not issue_decision.abstain:
                 hits, decision = ranked, issue_decision
         return Retrieval(tuple(hits), decision, analysis, similar)
+
+
+def _best(rows: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
+    """The k rows with the highest scores, best first: a partition, then a sort of those k only
+    (sorting 125,000 issue units for 12 places cost ~10 ms)."""
+    values = scores[rows]
+    if len(rows) > k:
+        top = np.argpartition(-values, k - 1)[:k]
+        return rows[top[np.argsort(-values[top], kind="stable")]]
+    return rows[np.argsort(-values, kind="stable")]
 
 
 def _dense_query(analysis: Analysis, query: str, use_trace: bool) -> str:
