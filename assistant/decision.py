@@ -46,6 +46,9 @@ SIGNATURE_COVERAGE_WEIGHT = 0.5
 LEAD_EVIDENCE = 0.75
 # a specific root error that no signature matched must be mostly covered by the entry's lines
 ROOT_COVERAGE_OK = 0.6
+# prefixed log lines that make a paste a log even with no error line in it (a hang, a crash the
+# log does not show): an entry whose lines occur in none of them is a lead, not the fix
+LOG_LINES_OK = 2
 FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
 ROOT_KINDS = ("exception", "fatal")
 
@@ -239,10 +242,6 @@ def _has_log(analysis: Analysis) -> bool:
                 or analysis.log_lines >= LOG_LINES_OK
                 or any(GLUED_FRAME_RE.search(line) for line in analysis.masked_lines[:400]))
 
-
-# prefixed log lines that make a paste a log even with no error line in it (a hang, a crash the
-# log does not show): an entry whose lines occur in none of them is a lead, not the fix
-LOG_LINES_OK = 2
 
 
 # a traceback frame inside a longer line (ray / multiprocessing prefixes glue several together)
