@@ -28,7 +28,7 @@ GENERIC_RE = re.compile(
     r"Scheduler hit an exception|(?:Scheduler or DataParallelController|DataParallelController|Scheduler)(?= \d| terminated)|terminated with -?\d+|Received sigquit from a child process?\.?|"
     r"It usually means (?:the|one) child failed\.?|SIGQUIT received\.?(?: signum=\w+, frame=\w+\.?)?|^Message:|Child process unexpectedly failed|Killed|SIGKILL|"
     r"Health check failed|(?:Connection|Read|Request) (?:refused|reset|timed out|closed)(?: by peer)?|"
-    r"timed out|Timeout|Watchdog caught collective operation timeout|AssertionError|"
+    r"timed out|Timeout|Watchdog caught collective operation timeout(?::? WorkNCCL\((?:[^()]|\([^()]*\))*\)(?: ran for \d+ milliseconds before timing out\.?)?)?|AssertionError|"
     r"Triton Error \[CUDA\]|Exception in thread \S+|Traceback \(most recent call last\)|"
     r"Please (?:check|see) the (?:error messages? above|log)|Initialization failed|"
     # the "Possible solutions:" block SGLang prints under every CUDA graph capture failure
