@@ -31,7 +31,7 @@ from assistant.environment import HARDWARE_HINTS
 from assistant.intent import is_question
 from assistant.origin_check import origin_agrees
 from assistant.provenance import paste_origin
-from assistant.term_weights import index_idf, masked_signature
+from assistant.term_weights import index_idf, masked_signature, max_idf
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence
 
@@ -427,11 +427,13 @@ def signature_coverage(hit, tokens: list[str], idf=None) -> float:
 
 def _coverage(hit, tokens: list[str], index: Index, idf=None) -> float:
     """Share of the query's distinctive tokens that the hit's text contains."""
-    distinct = [t for t in dict.fromkeys(tokens) if t in index.vocab]
+    # a token no chunk holds counts too, as the rarest: an error's own names (a plugin, a class)
+    # that the KB never mentions are what the KB does not explain
+    distinct = list(dict.fromkeys(tokens))
     if not distinct:
         return 0.0
     text_tokens = index.unit_tokens(index.unit_by_id[hit.unit_id])
-    idf = idf or (lambda token: index_idf(index, token))
+    idf = idf or (lambda token: index_idf(index, token) if token in index.vocab else max_idf(index))
     idf_weight = [(t, idf(t)) for t in distinct]
     total = sum(w for _, w in idf_weight)
     got = sum(w for t, w in idf_weight if t in text_tokens)

@@ -118,11 +118,18 @@ class Analysis:
         return "\n".join(parts)
 
 
+# a CLI flag's name says nothing about failure: `--router-worker-startup-timeout-secs 600` in a
+# launch command is not a timeout
+_FLAG_NAME_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+
+
 def _classify(line: str) -> str | None:
     if CONSEQUENCE_RE.search(line):
         return "consequence"
     if EXCEPTION_RE.match(line):
         return "exception"
+    if "-" in line:
+        line = _FLAG_NAME_RE.sub(" ", line)
     if FATAL_RE.search(line):
         return "warning" if WARNING_RE.search(line) and "error" not in line.lower() else "fatal"
     if WARNING_RE.search(line):
