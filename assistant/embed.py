@@ -152,7 +152,7 @@ class OnnxQueryEncoder:
         except Exception as exc:  # noqa: BLE001 - onnxruntime and tokenizers raise their own types
             from assistant.errors import IndexError_
 
-            export = " ".join(str(folder / f) for f in (ONNX_FILE, TOKENIZER_FILE, ENCODER_CONFIG))
+            export = " ".join(str(folder / f) for f in (ONNX_FILE, INGEST_ONNX_FILE, TOKENIZER_FILE, ENCODER_CONFIG))
             raise IndexError_(f"the query encoder file {folder / loading} is corrupt "
                               f"({type(exc).__name__}); re-create it, run: rm -f {export} && ask ingest") from exc
         # queries are short and their key lines come first; 128 tokens halve the time of 256

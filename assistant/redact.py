@@ -25,14 +25,15 @@ SECRET_ENV_VARS = ("ASK_API_KEY", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_S
                    "HUGGING_FACE_HUB_TOKEN", "OPENAI_API_KEY")
 MIN_SECRET_CHARS = 6   # shorter values ("1", "yes") would blank out ordinary words
 
-# values that only stand for a secret: $HF_TOKEN, <key>, [0-9]*, EMPTY (the OpenAI client's dummy key)
-_PLACEHOLDER = r"(?!\$|<|\[|\{|\*|(?:EMPTY|None|null|none|xxx+|your[_-])(?:[\s\"',;}]|$))"
+# values that only stand for a secret: $HF_TOKEN, <key>, [0-9]*, EMPTY (the OpenAI client's dummy
+# key), hf_... (a prefix and an ellipsis)
+_PLACEHOLDER = r"(?!\$|<|\[|\{|\*|[\w-]*(?:\.\.\.|…)|(?:EMPTY|None|null|none|xxx+|your[_-])(?:[\s\"',;}]|$))"
 _SECRET_NAME = r"(?:api[_-]?key|access[_-]?key|secret(?:[_-]?key)?|token|password|passwd|pwd|auth)"
 _PATTERNS = [
     # well-known token shapes, wherever they appear
     (re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{8,}"), REDACTED),              # Slack bot/user tokens
     (re.compile(r"\bxapp-[A-Za-z0-9-]{8,}"), REDACTED),                       # Slack app tokens
-    (re.compile(r"\bhf_[A-Za-z0-9]{8,}"), REDACTED),                          # Hugging Face
+    (re.compile(r"\bhf_[A-Za-z0-9]{8,}(?!\w)"), REDACTED),   # Hugging Face (not hf_transformers_utils.py)
     (re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{8,}"), REDACTED),          # OpenAI-style keys
     (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
     (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), REDACTED),                         # AWS access key ids

@@ -29,15 +29,15 @@ import hashlib
 import json
 import re
 import sys
-import zipfile
 from pathlib import Path
 
 from packaging.version import Version
 
 from assistant.origin import key_words, message_shape
-from ingest.sglang_errors_deps import build_deps, code_checks
+from ingest.sglang_errors_deps import DEPS_FILE, OLDEST_RELEASE, build_deps, code_checks
 from ingest.sglang_errors_extract import MessageSite, extract_sites
-from ingest.wheels import DEFAULT_CACHE_DIR, cached_wheel, fetch_wheel, latest_release, read_sources
+from ingest.wheels import (DEFAULT_CACHE_DIR, cached_versions, cached_wheel, fetch_wheel, latest_release, read_sources,
+                          wheel_metadata)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT_DIR = REPO_ROOT / "kb"
@@ -47,9 +47,7 @@ DEFAULT_OUT_DIR = REPO_ROOT / "kb"
 ERRORS_FILE = "sglang_errors.jsonl.gz"
 DETAILS_FILE = "sglang_errors.jsonl.details.gz"
 DETAIL_BLOCK = 128  # details rows per gzip member: one member is read per matched message
-DEPS_FILE = "sglang_deps.json"
 FORMAT = 1
-OLDEST_RELEASE = Version("0.4.0")
 # sgl-kernel wheels are ~500 MB each; only what is already cached is read (see the report).
 SIDE_PACKAGES = {
     "sglang-router": ("sglang_router", DEFAULT_CACHE_DIR.parent / "router"),
@@ -72,25 +70,6 @@ DETAIL_FIELDS = ["condition", "context", "line"]
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def wheel_version(wheel: Path) -> str:
-    return wheel.name.split("-")[1]
-
-
-def cached_versions(cache_dir: Path, distribution: str) -> list[str]:
-    versions = set()
-    for wheel in cache_dir.glob(f"{distribution.replace('-', '_')}-*.whl"):
-        versions.add(wheel_version(wheel))
-    for wheel in cache_dir.glob(f"{distribution}-*.whl"):
-        versions.add(wheel_version(wheel))
-    return sorted(versions, key=Version)
-
-
-def wheel_metadata(wheel: Path) -> str:
-    with zipfile.ZipFile(wheel) as archive:
-        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
-        return archive.read(name).decode("utf-8", errors="replace")
 
 
 class MessageTable:

@@ -23,6 +23,11 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+DEFAULT_OUT_DIR = Path(__file__).resolve().parent.parent / "kb"
+DEPS_FILE = "sglang_deps.json"
+OLDEST_RELEASE = Version("0.4.0")   # the oldest release the registries read
 
 EXTRA_MARKER = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
 EXTRA_CLAUSE = re.compile(r"""\s*(?:\band\s+)?\(?\s*extra\s*==\s*['"][^'"]+['"]\s*\)?(?:\s+and\b)?""")
@@ -211,10 +216,7 @@ def build_deps(per_release: dict[str, tuple[str, list[dict]]]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """Rebuild kb/sglang_deps.json alone from the cached sglang wheels (no download, no registry)."""
-    # Imported here: ingest.sglang_errors imports this module at its top.
-    from ingest.sglang_errors import DEFAULT_OUT_DIR, DEPS_FILE, OLDEST_RELEASE, cached_versions, wheel_metadata
-    from ingest.wheels import DEFAULT_CACHE_DIR, cached_wheel, read_sources
-    from packaging.version import Version
+    from ingest.wheels import DEFAULT_CACHE_DIR, cached_versions, cached_wheel, read_sources, wheel_metadata
 
     parser = argparse.ArgumentParser(prog="python -m ingest.sglang_errors_deps", description=main.__doc__)
     parser.add_argument("--out-dir", type=Path, default=DEFAULT_OUT_DIR)
@@ -230,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         wheel = cached_wheel(version, cache_dir)
         per_release[version] = (wheel_metadata(wheel), code_checks(read_sources(wheel)))
     deps = build_deps(per_release)
+    args.out_dir.mkdir(parents=True, exist_ok=True)
     deps_path = args.out_dir / DEPS_FILE
     deps_path.write_text(json.dumps(deps, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {deps_path} ({len(deps['releases'])} releases)", file=sys.stderr)

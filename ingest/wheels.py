@@ -89,3 +89,22 @@ def fetch_wheel(version: str, cache_dir: Path) -> Path:
             "check that the version exists on PyPI and that PyPI is reachable"
         )
     return wheel
+def wheel_version(wheel: Path) -> str:
+    return wheel.name.split("-")[1]
+
+
+def cached_versions(cache_dir: Path, distribution: str) -> list[str]:
+    versions = set()
+    for wheel in cache_dir.glob(f"{distribution.replace('-', '_')}-*.whl"):
+        versions.add(wheel_version(wheel))
+    for wheel in cache_dir.glob(f"{distribution}-*.whl"):
+        versions.add(wheel_version(wheel))
+    return sorted(versions, key=Version)
+
+
+def wheel_metadata(wheel: Path) -> str:
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        return archive.read(name).decode("utf-8", errors="replace")
+
+
