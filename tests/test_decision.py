@@ -52,6 +52,10 @@ def test_generic_lines_are_told_from_specific_ones():
     assert is_generic("Exception: Capture cuda graph failed: CUDA out of memory.")
     assert not is_generic("fatal error: cuda_fp8.h: No such file or directory")
     assert not is_generic("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+    # printed under every capture failure, and the NCCL watchdog line with its standard details
+    assert is_generic("4. disable CUDA graph by --disable-cuda-graph. (Not recommended. Huge performance loss)")
+    assert is_generic("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, "
+                      "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.")
 
 
 def test_components_are_read_from_backtraces_and_conflict_by_family():

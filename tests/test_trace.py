@@ -92,3 +92,12 @@ def test_the_question_around_the_log_is_kept():
     a = analyze("升级到 0.5.6 之后启动就报错，怎么办？\nImportError: libnuma.so.1: cannot open shared object file")
     assert "怎么办" in a.question
     assert a.primary.text.startswith("ImportError: libnuma.so.1")
+
+
+def test_a_launch_command_with_timeout_in_a_flag_name_is_not_an_error():
+    analysis = analyze("python -m sglang_router.launch_server --router-worker-startup-timeout-secs 600 --dp-size 8\n"
+                       "ERROR: health check is pending with error: error sending request for url "
+                       "(http://127.0.0.1:31000/health)")
+    assert [e.text for e in analysis.errors][:1] == [
+        "ERROR: health check is pending with error: error sending request for url (http://127.0.0.1:31000/health)"]
+
