@@ -31,7 +31,7 @@ from assistant.environment import HARDWARE_HINTS
 from assistant.intent import is_question
 from assistant.origin_check import origin_agrees
 from assistant.provenance import paste_origin
-from assistant.term_weights import index_idf, masked_signature, max_idf
+from assistant.term_weights import index_idf, masked_signature, max_idf, signature_text
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence
 
@@ -264,14 +264,14 @@ def _matched_signatures(top) -> list[str]:
 
 def _specific_signatures(top) -> list[str]:
     """Matched signature lines that say more than a generic failure phrase."""
-    return [sig for sig in _matched_signatures(top) if not is_generic(sig)]
+    return [sig for sig in _matched_signatures(top) if not is_generic(signature_text(sig))]
 
 
 def _about_a_generic_line(meta: dict) -> bool:
     """An entry whose every error line is generic is about that line itself (what a bare
     `terminated with -3` or a bare illegal memory access means, and how to find the cause)."""
     sigs = meta.get("signatures") or ()
-    return bool(sigs) and all(is_generic(sig) for sig in sigs)
+    return bool(sigs) and all(is_generic(signature_text(sig)) for sig in sigs)
 
 
 IDENTIFIER_RE = re.compile(r"--[a-z][\w-]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+_\w+\b|\b[\w-]+\.(?:py|so|h|cu|json)\b")

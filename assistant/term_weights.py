@@ -10,12 +10,22 @@ import numpy as np
 
 from assistant.index import Index
 from assistant.text import mask, tokenize
+from assistant.trace import PREFIX_RE
+
+
+def signature_text(sig: str) -> str:
+    """The part of a signature line that is matched: a leading tag the trace reader takes for a
+    log prefix (`[torch_memory_saver.cpp] `) is cut as it is cut from the user's lines, or the
+    two could never match."""
+    prefix = PREFIX_RE.match(sig)
+    return sig[prefix.end():] if prefix and sig[prefix.end():].strip() else sig
 
 
 @lru_cache(maxsize=4096)
 def masked_signature(sig: str) -> tuple[str, frozenset]:
-    """A signature line with numbers, paths and addresses masked, lower-cased, and its tokens."""
-    m = mask(sig).lower()
+    """A signature line (see signature_text) with numbers, paths and addresses masked,
+    lower-cased, and its tokens."""
+    m = mask(signature_text(sig)).lower()
     return m, frozenset(tokenize(m))
 
 

@@ -26,7 +26,7 @@ SHORT_PASTE = 30         # a paste this short is all context; a longer log is tr
 MAX_SHAPES = 20000       # line shapes whose masked form is memoised (see _masked)
 PROGRESS_EVERY = 100_000  # lines between two progress callbacks
 
-_PREFIX_RE = re.compile(
+PREFIX_RE = re.compile(
     r"^\s*(?:\[[^\]]{0,80}\]\s*)+"                     # [2025-10-15 10:47:27 TP0] prefixes
     r"|^\s*\d{4}-\d{2}-\d{2}[T ][\d:.,]+\s+(?:\w+\s+)?"  # 2025-10-15 10:45:11  INFO
     r"|^\s*[IWEF]\d{4} [\d:.]+\s+\d+\s+"                # glog
@@ -198,10 +198,10 @@ def _feed(raw: str, st: _State) -> None:
             st.errors[masked][2] += 1
         return
     st.environment.read(line, shape)
-    # _PREFIX_RE treats every digit alike, so a line and its shape lose the same prefix
+    # PREFIX_RE treats every digit alike, so a line and its shape lose the same prefix
     end = st.prefix_ends.get(shape)
     if end is None:
-        match = _PREFIX_RE.match(shape)
+        match = PREFIX_RE.match(shape)
         end = match.end() if match else 0
         if len(st.prefix_ends) < MAX_SHAPES:
             st.prefix_ends[shape] = end

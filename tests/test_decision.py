@@ -146,6 +146,14 @@ def test_a_log_without_the_entrys_lines_gets_no_fix_from_words_alone(assistant):
     assert retrieval.outcome != "fix"
 
 
+def test_a_signature_with_a_source_tag_matches_the_line_the_log_prints(assistant):
+    # the reader takes "[torch_memory_saver.cpp] " for a log prefix; the entry's line starts with it
+    text = ("verl rollout, resume_memory_occupation after the actor update:\n"
+            "[torch_memory_saver.cpp] cudaError error: 2 (out of memory)  file=csrc/core.cpp func=resume line=172")
+    retrieval = assistant.retrieve(text.splitlines())
+    assert retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "torch-memory-saver-cuda-oom"
+
+
 def test_a_version_outside_the_entry_scope_is_a_lead(assistant):
     # flashinfer 0.0.3's sampling NaN was fixed long ago: on 0.5.9 it is only a lead
     text = ("sglang 0.5.9\nRuntimeError: probability tensor contains either `inf`, `nan` or element < 0")
