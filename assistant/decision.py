@@ -31,7 +31,7 @@ from assistant.environment import HARDWARE_HINTS
 from assistant.intent import is_question
 from assistant.origin_check import origin_agrees
 from assistant.provenance import paste_origin
-from assistant.term_weights import index_idf, masked_signature, max_idf, signature_text
+from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence
 
@@ -433,7 +433,7 @@ def _coverage(hit, tokens: list[str], index: Index, idf=None) -> float:
     if not distinct:
         return 0.0
     text_tokens = index.unit_tokens(index.unit_by_id[hit.unit_id])
-    idf = idf or (lambda token: index_idf(index, token) if token in index.vocab else max_idf(index))
+    idf = idf or (lambda token: token_idf(index, token))
     idf_weight = [(t, idf(t)) for t in distinct]
     total = sum(w for _, w in idf_weight)
     got = sum(w for t, w in idf_weight if t in text_tokens)

@@ -12,6 +12,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+# a step of the numbered hint list SGLang prints after a failure ("1. set --mem-fraction-static to a
+# smaller value", "4. disable CUDA graph by --disable-cuda-graph"): advice, never the error itself
+SOLUTION_STEP = r"^\s*\d\.\s*(?:set|disable)\s"
 GENERIC_RE = re.compile(
     r"Caught signal \d+|Segmentation fault|SIGSEGV|SIGABRT|SIGBUS|Fatal Python error|core dumped|"
     r"\bAborted\b|address not mapped to object(?: at address)?|signal \d+|"
@@ -32,7 +35,7 @@ GENERIC_RE = re.compile(
     r"Triton Error \[CUDA\]|Exception in thread \S+|Traceback \(most recent call last\)|"
     r"Please (?:check|see) the (?:error messages? above|log)|Initialization failed|"
     # the "Possible solutions:" block SGLang prints under every CUDA graph capture failure
-    r"^\s*\d\.\s*(?:set|disable)\b.*(?:--mem-fraction-static|--cuda-graph|torch compile|cuda graph).*$",
+    rf"{SOLUTION_STEP}.*$",
     re.I)
 # what may stand around the generic part without making the line specific
 NOISE_RE = re.compile(r"\b(?:[\w.]*(?:Error|Exception)|RuntimeError|raise|error|failed|at|the|of|with|to|is|"

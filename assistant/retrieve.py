@@ -16,7 +16,7 @@ import numpy as np
 
 from assistant.decision import SIGNATURE_OK, Decision, decide
 from assistant.index import Index
-from assistant.term_weights import index_idf, masked_signature, max_idf
+from assistant.term_weights import masked_signature, token_idf
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, analyze
 
@@ -220,7 +220,7 @@ class Retriever:
         """Inverse document frequency over chunks; a token the index never saw counts as rare."""
         value = self._idf_cache.get(token)
         if value is None:
-            value = index_idf(self.index, token) if token in self.index.vocab else max_idf(self.index)
+            value = token_idf(self.index, token)
             self._idf_cache[token] = value
         return value
 

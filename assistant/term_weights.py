@@ -35,6 +35,11 @@ def max_idf(index: Index) -> float:
     return float(np.log(1 + (n + 0.5) / 0.5))
 
 
+def token_idf(index: Index, token: str) -> float:
+    """IDF of any token: a token no chunk holds counts as the rarest (max_idf)."""
+    return index_idf(index, token) if token in index.vocab else max_idf(index)
+
+
 def index_idf(index: Index, token: str) -> float:
     """BM25 inverse document frequency of a token the index knows, over its chunks."""
     t = index.vocab[token]

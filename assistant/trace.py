@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from assistant.commands import SGLANG_MARKER_RE
 from assistant.environment import Environment, EnvironmentReader
+from assistant.generic_lines import SOLUTION_STEP
 from assistant.text import mask
 
 MAX_LINE = 2000          # characters kept of one line
@@ -51,7 +52,7 @@ CONSEQUENCE_RE = re.compile(
     r"terminated with -?\d+|Received sigquit|sigquit from a child|Child process unexpectedly|"
     r"scheduler is dead|exit code|Killed process|KeyboardInterrupt|Shutting down|"
     r"Exception in thread|Traceback \(most recent call last\)|During handling of the above|"
-    r"The above exception was the direct cause|^Possible solutions:|^\d\. (?:set|disable) ",
+    r"The above exception was the direct cause|^Possible solutions:|" + SOLUTION_STEP,
     re.I,
 )
 WRAPPER_RE = re.compile(r"^(?:\w+(?:Error|Exception): )?(?:Capture cuda graph failed|Scheduler hit an exception|"
