@@ -203,8 +203,13 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
                            + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
     hardware = analysis.environment.hardware
     wanted = [h for h in meta.get("hardware") or () if h != "any"]
-    if hardware and wanted and hardware not in wanted and not _mentions_hardware(analysis, wanted):
-        reasons.append(f"Your log is from {hardware} hardware; this entry is about {', '.join(wanted)}.")
+    if wanted and not _mentions_hardware(analysis, wanted):
+        if hardware and hardware not in wanted:
+            reasons.append(f"Your log is from {hardware} hardware; this entry is about {', '.join(wanted)}.")
+        elif not hardware and "nvidia" not in wanted:
+            # a log that names no hardware is most likely from NVIDIA GPUs: an entry about another
+            # platform (AMD, Moore Threads, Ascend) needs a sign of that platform in the paste
+            reasons.append(f"This entry is about {', '.join(wanted)} hardware; nothing in your log shows it.")
     version_note = _version_conflict(meta, analysis.environment.sglang_version)
     if version_note:
         reasons.append(version_note)

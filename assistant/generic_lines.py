@@ -3,7 +3,8 @@
 `Caught signal 11`, `CUDA error: an illegal memory access was encountered`, `Capture cuda graph
 failed:`, `KVTransferError`, `CUDA out of memory`, `NCCL error`, `Error building extension` — each
 is the last word of dozens of different failures. Such a line says *that* something failed, not
-*why*; it can never carry a fix on its own. The decision (`assistant/decision.py`) asks for what
+*why*; it can never carry a fix on its own. The progress lines every healthy startup prints (`Init
+torch distributed begin.`, `Load weight begin.`) are generic too: they say where a log stopped. The decision (`assistant/decision.py`) asks for what
 makes a case specific when an entry matched only lines like these.
 """
 
@@ -34,6 +35,9 @@ GENERIC_RE = re.compile(
     r"timed out|Timeout|Watchdog caught collective operation timeout(?::? WorkNCCL\((?:[^()]|\([^()]*\))*\)(?: ran for \d+ milliseconds before timing out\.?)?)?|AssertionError|"
     r"Triton Error \[CUDA\]|Exception in thread \S+|Traceback \(most recent call last\)|"
     r"Please (?:check|see) the (?:error messages? above|log)|Initialization failed|"
+    # progress lines every healthy startup prints: they say where a log stopped, never why
+    r"(?:Init (?:torch distributed|parallel) (?:begin|ends?)|Load weight (?:begin|end))\.?(?: (?:avail mem|mem usage)=[\d.]+ ?GB)?|"
+    r"Capture (?:piecewise )?cuda graph (?:begin|end)\.?|Using model weights format|Memory pool end\.?|"
     # the "Possible solutions:" block SGLang prints under every CUDA graph capture failure
     rf"{SOLUTION_STEP}.*$",
     re.I)

@@ -29,7 +29,7 @@ PROGRESS_EVERY = 100_000  # lines between two progress callbacks
 
 PREFIX_RE = re.compile(
     r"^\s*(?:\[[^\]]{0,80}\]\s*)+"                     # [2025-10-15 10:47:27 TP0] prefixes
-    r"|^\s*\d{4}-\d{2}-\d{2}[T ][\d:.,]+\s+(?:\w+\s+)?"  # 2025-10-15 10:45:11  INFO
+    r"|^\s*\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s+(?:\w+\s+)?"  # 2025-10-15 10:45:11+08:00 INFO
     r"|^\s*[IWEF]\d{4} [\d:.]+\s+\d+\s+"                # glog
     r"|^\s*(?:\(\w+ pid=\d+[^)]*\)\s*)"                 # ray-style (Worker pid=123)
 )
@@ -40,7 +40,7 @@ EXCEPTION_RE = re.compile(
 FATAL_RE = re.compile(
     r"fatal error|Fatal Python error|Segmentation fault|signal 11|core dumped|CUDA error|"
     r"NCCL error|out of memory|OutOfMemory|unrecognized arguments|error:|Error:|ERROR|"
-    r"[Tt]imed? ?out|Timeout|not supported|No such file|cannot open shared object|"
+    r"[Tt]imed? ?out|Timeout|not supported|\bUnsupported\b|No such file|cannot open shared object|"
     r"undefined symbol|[Ff]ailed to|failed\b|Health check failed|is not alive|Connection refused|"
     r"Connection closed|Address already in use|[Aa]ssertion|illegal memory access|"
     r"no kernel image|not enough memory|Not enough memory|Please install|"
@@ -57,6 +57,8 @@ CONSEQUENCE_RE = re.compile(
 )
 WRAPPER_RE = re.compile(r"^(?:\w+(?:Error|Exception): )?(?:Capture cuda graph failed|Scheduler hit an exception|"
                         r"Scheduler hit an exception in \w+): (.+)$")
+# the level field of a logging line at DEBUG: "- name - DEBUG - msg", "DEBUG:root:msg", "[DEBUG] msg"
+DEBUG_LEVEL_RE = re.compile(r"^(?:-\s+)?(?:[\w.:]+\s+-\s+)?\[?DEBUG\]?(?:\s+-\s+|:|\s)")
 WARNING_RE = re.compile(r"\bWARN(?:ING)?\b|\bwarn\b|UserWarning")
 # a frame of a native backtrace: "libucs.so.0(ucs_handle_error+0x2dc)", "#3 0x7f.. in ncclX () from ..."
 NATIVE_FRAME_RE = re.compile(r"\.so(?:\.\d+)*\b[^\s]*\(|^\s*#\d+\s+0x[0-9a-f]+|\bin \w+ \(\) from /|\[0x[0-9a-f]+\]")
@@ -217,6 +219,8 @@ def _feed(raw: str, st: _State) -> None:
         st.pending_command = text.rstrip("\\").strip()
         if not line.rstrip().endswith("\\"):
             _finish_command(st)
+    if "DEBUG" in text[:80] and DEBUG_LEVEL_RE.match(text):
+        return   # a DEBUG line records what the program handled ("falling back to ..."), not the failure
     st.tail.append(text)
     prose = not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text) and (
         _looks_like_prose(text) or (st.last_was_prose and _wordy(text)))

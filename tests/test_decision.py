@@ -160,3 +160,65 @@ def test_a_version_outside_the_entry_scope_is_a_lead(assistant):
     retrieval = assistant.retrieve(text.splitlines())
     if retrieval.hits and retrieval.hits[0].unit_id == "flashinfer-0.0.3-sampling-nan":
         assert retrieval.outcome != "fix"
+
+
+HICACHE_SEGFAULT = """\
+HiCache with Mooncake as the L3 backend: after scaling the store down, every request fails.
+2025-11-17 03:25:01] INFO:     10.0.0.8:45974 - "GET /metrics HTTP/1.1" 200 OK
+Fatal Python error: Segmentation fault
+
+Thread 0x00007edef7fff640 (most recent call first):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2207 in watchdog_thread
+"""
+
+
+def test_an_entry_about_other_hardware_needs_a_sign_of_it(assistant):
+    # a log that names no hardware is most likely from NVIDIA GPUs: the Moore Threads entry that
+    # shares the segfault line is not the fix for it, and is once the log shows a MUSA GPU
+    retrieval = assistant.retrieve(HICACHE_SEGFAULT.splitlines())
+    assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "musa-mtgpu-conf-missing")
+    on_musa = assistant.retrieve(["MTT S4000, decode node after reinstalling the driver:",
+                                  "Fatal Python error: Segmentation fault"])
+    assert on_musa.hits[0].unit_id == "musa-mtgpu-conf-missing"
+    assert not any("nothing in your log shows it" in r for r in on_musa.decision.reasons)
+
+
+def test_a_startup_progress_line_is_generic():
+    assert is_generic("[2025-03-07 23:50:27 TP0] Init torch distributed begin.")
+    assert is_generic("[2025-03-07 23:50:27 TP0] Load weight begin. avail mem=22.46 GB")
+    assert not is_generic("RuntimeError: Detected mismatch between collectives on ranks")
+
+
+def test_a_log_that_went_past_the_hang_line_is_not_that_hang(assistant):
+    # the multi-node hang entry is about a log that stops at "Init torch distributed begin."; this
+    # one went on to load the weights (a wrapper polls meanwhile), so it is at most a lead
+    text = ("sglang cant start up in WSL2, 4090; the server task ends when the model has loaded\n"
+            "2025-03-07 23:50:27,532 - __main__ - INFO - [2025-03-07 23:50:27 TP0] Init torch distributed begin.\n"
+            "2025-03-07 23:50:27,532 - __main__ - WARNING - Attempt 13: Please wait for sglang server to become ready...\n"
+            "2025-03-07 23:50:27,727 - __main__ - INFO - [2025-03-07 23:50:27 TP0] Load weight begin. avail mem=22.46 GB\n"
+            "2025-03-07 23:50:28,550 - __main__ - WARNING - Attempt 14: Please wait for sglang server to become ready...\n")
+    retrieval = assistant.retrieve(text.splitlines())
+    assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "multinode-init-hang-socket-ifname")
+
+
+def test_a_timestamp_with_a_utc_offset_is_a_log_prefix():
+    from assistant.trace import analyze_lines
+
+    analysis = analyze_lines([
+        "2026-06-17 16:49:19.449931+08:00 - gpustack.worker.backends.sglang - INFO - Starting SGLang model instance",
+        "2026-06-17 16:49:28.846297+08:00 - gpustack.worker.backends.sglang - INFO - Creating SGLang container workload"])
+    assert analysis.log_lines == 2
+
+
+def test_an_error_quoted_in_a_debug_line_is_not_the_failure(assistant):
+    # the wrapper logged at DEBUG that it handled the error and fell back; the crash is elsewhere
+    text = ("Failed to deploy qwen-3.5 on RTX 5090\n"
+            "2026-03-04 10:31:39.450688+08:00 - gpustack.worker.backends.base - DEBUG - Failed to get pretrained "
+            "config via AutoConfig, falling back to local config.json. Error: The checkpoint you are trying to load "
+            "has model type `qwen3_5` but Transformers does not recognize this architecture.\n"
+            "[2026-03-04 10:31:59] Scheduler hit an exception: Traceback (most recent call last):\n"
+            '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 3130, in run_scheduler_process\n')
+    retrieval = assistant.retrieve(text.splitlines())
+    assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "transformers-unknown-model-type")
+    shown = assistant.retrieve(text.replace(" - DEBUG - ", " - ERROR - ").splitlines())
+    assert shown.hits[0].unit_id == "transformers-unknown-model-type"
