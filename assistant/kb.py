@@ -112,6 +112,10 @@ class CheckReport:
         return not self.errors
 
 
+TRACEBACK_FRAME_RE = re.compile(r'^\s*File "[^"]*", line\b')
+FRAME_FUNCTION_RE = re.compile(r", in [\w.<>]+\s*$")
+
+
 class EntryError(ValueError):
     """An entry file that cannot be read as a KB entry."""
 
@@ -235,6 +239,12 @@ def parse_entry(text: str, path: str = "") -> Entry:
     symptoms = _str_list(meta.get("symptoms"), "symptoms")
     if not signatures and not symptoms:
         raise EntryError("an entry needs 'signatures' (verbatim error lines) or 'symptoms'")
+    broad = [s for s in signatures if TRACEBACK_FRAME_RE.match(s) and not FRAME_FUNCTION_RE.search(s)]
+    if broad:
+        # a frame without its function matches every traceback through that file (each launch
+        # error passes server_args.py): only the function makes a frame say where it failed
+        raise EntryError(f"signature {broad[0]!r} is a traceback frame without its function "
+                         "(', in <function>'); name the function or move it to 'keywords'")
     fix = _fix_steps(meta["fix"])
     for step in fix:
         if step.versions:

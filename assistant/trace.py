@@ -29,6 +29,7 @@ PROGRESS_EVERY = 100_000  # lines between two progress callbacks
 
 PREFIX_RE = re.compile(
     r"^\s*(?:\[[^\]]{0,80}\]\s*)+"                     # [2025-10-15 10:47:27 TP0] prefixes
+    r"|^\s*\d{4}-\d{2}-\d{2}[T ][\d:.,]+\s*(?:\|\s*[\w.:<>-]+\s*)+\|\s"        # 2024-06-02 00:26:10 | ERROR | stderr |
     r"|^\s*\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s+(?:\w+\s+)?"  # 2025-10-15 10:45:11+08:00 INFO
     r"|^\s*[IWEF]\d{4} [\d:.]+\s+\d+\s+"                # glog
     r"|^\s*(?:\(\w+ pid=\d+[^)]*\)\s*)"                 # ray-style (Worker pid=123)

@@ -73,6 +73,18 @@ def test_missing_source_fails(entries):
     assert any("missing required field 'sources'" in e for e in report.errors)
 
 
+def test_a_traceback_frame_without_its_function_is_no_signature(entries):
+    # every launch error's traceback passes server_args.py: that frame alone matched any of them
+    frame = '  - "File \\"/usr/local/lib/python3.10/dist-packages/sglang/srt/server_args.py\\", line"\n'
+    broken = GOOD.replace("signatures:\n", "signatures:\n" + frame, 1)
+    (entries / "flashinfer-jit-missing-cuda-fp8-h.md").write_text(broken)
+    report = check_entries(entries)
+    assert any("traceback frame without its function" in e for e in report.errors)
+    named = GOOD.replace("signatures:\n", "signatures:\n" + frame.replace('line"', 'line 1008, in _chunked_prefix_attn_mha"'), 1)
+    (entries / "flashinfer-jit-missing-cuda-fp8-h.md").write_text(named)
+    assert not check_entries(entries).errors
+
+
 @pytest.mark.parametrize("text, message", [
     ("no front matter here", "no YAML front matter"),
     ("---\nid: [unclosed\n---\n", "not valid YAML"),
