@@ -16,8 +16,10 @@ from dataclasses import asdict, dataclass, field
 from assistant.commands import sglang_names
 from assistant.deps import DependencyAdvice
 from assistant.origin import Origin
+from assistant.symbols import SymbolHistory
 from assistant.provenance import (dependency_json, dependency_sentence, is_dependency_entry,
-                                  origin_json, paste_dependency, paste_origin)
+                                  origin_json, paste_dependency, paste_origin, paste_symbol,
+                                  symbol_json)
 from assistant.retrieve import Hit, Retrieval
 from assistant.trace import Environment
 
@@ -84,6 +86,7 @@ class Answer:
     explanation: str | None = None   # the model's reading of the root error: not from the KB
     origin: Origin | None = None     # where the root error is emitted (assistant.provenance)
     dependency: DependencyAdvice | None = None   # the pin for a dependency problem in the paste
+    symbol: SymbolHistory | None = None   # releases that have what an import/attribute error names
 
     def __post_init__(self) -> None:
         if self.abstained and self.outcome == FIX:   # built by code that knows only abstention
@@ -122,6 +125,7 @@ class Answer:
             "explanation_source": NOT_FROM_KB if self.explanation else None,
             "origin": origin_json(self.origin),
             "dependency": dependency_json(self.dependency),
+            "symbol": symbol_json(self.symbol),
             "text": self.text,
         }
 
@@ -208,6 +212,7 @@ def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:
     of an entry about a dependency, and the first thing to try for a lead or unknown."""
     analysis = retrieval.analysis
     answer.origin = paste_origin(analysis)
+    answer.symbol = paste_symbol(analysis)
     answer.dependency = advice = paste_dependency(analysis)
     if advice is None:
         return answer

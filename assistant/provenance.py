@@ -1,11 +1,14 @@
-"""What the two registries say about a paste: where its root error comes from, and which pin fixes it.
+"""What the registries say about a paste: where its root error comes from, which pin fixes it,
+and which SGLang releases have the module, name or argument it says is missing.
 
 `paste_origin(analysis)` looks the root error lines (and the traceback's frames) up in the
 message registry (`assistant.origin`): the SGLang module, function and condition that emit the
 error, the releases that have it, or the other library the error comes from. The registry is
 loaded only when the paste has error lines. `paste_dependency(analysis)` asks
 `assistant.deps` for the pin of the user's SGLang release when the paste shows a dependency
-problem (a missing module, a version check that failed).
+problem (a missing module, a version check that failed). `paste_symbol(analysis)` asks
+`assistant.symbols` which releases have what an import, attribute or keyword error names (a
+caller written for another SGLang release).
 
 Both are computed once per analysis (the answer, the prompt and the renderers share them), and
 both are turned into words here, once, so every surface says the same thing.
@@ -18,6 +21,7 @@ from collections import OrderedDict
 
 from assistant.deps import DependencyAdvice, dependency_advice
 from assistant.origin import Origin, match_origin
+from assistant.symbols import SymbolHistory, symbol_history
 from assistant.trace import Analysis
 
 ROOT_KINDS = ("exception", "fatal")
@@ -100,6 +104,35 @@ def _dependency(analysis: Analysis) -> DependencyAdvice | None:
 def paste_dependency(analysis: Analysis) -> DependencyAdvice | None:
     """The pin for the dependency problem the paste shows, or None."""
     return _cached("dependency", analysis, _dependency)
+
+
+def _symbol(analysis: Analysis) -> SymbolHistory | None:
+    lines = root_error_lines(analysis)
+    if not lines:
+        return None
+    try:   # the title often says which tool calls SGLang; it only helps tell SGLang's names apart
+        return symbol_history([*lines, analysis.question], analysis.environment.sglang_version)
+    except (OSError, ValueError, KeyError):
+        return None   # no symbol registry (a stripped install): the answer stands without it
+
+
+def paste_symbol(analysis: Analysis) -> SymbolHistory | None:
+    """Which releases have the SGLang module, name or argument the paste's error says is missing."""
+    return _cached("symbol", analysis, _symbol)
+
+
+def symbol_sentence(history: SymbolHistory) -> str:
+    """The release facts and what to install, in one line for every surface."""
+    return f"{history.summary()} {history.advice()}"
+
+
+def symbol_json(history: SymbolHistory | None) -> dict | None:
+    if history is None:
+        return None
+    return {"kind": history.kind, "owner": history.owner, "name": history.name,
+            "releases": list(history.releases), "user_version": history.user_version,
+            "in_user_version": history.in_user_version, "line": history.line,
+            "summary": history.summary(), "advice": history.advice()}
 
 
 # ---- JSON ----------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from assistant.answer import Answer
 from assistant.control_chars import neutralize_data
-from assistant.provenance import dependency_sentence, origin_lines
+from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
 
 _BOLD, _DIM, _RED, _YELLOW, _GREEN, _CYAN, _RESET = (
     "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[36m", "\x1b[0m")
@@ -51,6 +51,8 @@ def provenance_lines(answer: Answer, c) -> list[str]:
     if answer.origin is not None:
         first, *rest = origin_lines(answer.origin)
         out += [c(_BOLD, "Where it comes from: ") + first] + [f"  {line}" for line in rest]
+    if answer.symbol is not None:
+        out += ([""] if out else []) + [c(_BOLD, "SGLang releases: ") + symbol_sentence(answer.symbol)]
     if answer.dependency is not None and answer.abstained:
         out += ([""] if out else []) + [c(_BOLD, "Dependency: ") + dependency_sentence(answer.dependency)]
     return out

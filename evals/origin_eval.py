@@ -1,4 +1,5 @@
-"""Origin and dependency scores: where an error message comes from, and what to install.
+"""Origin, dependency and symbol scores: where an error message comes from, what to install, and
+which releases have what an import or attribute error names.
 
     origin   `assistant.origin.match_origin` on evals/origin/cases.jsonl. A case whose error line
              SGLang emits (`sglang_message` true) is right when the origin is that SGLang module
@@ -11,6 +12,10 @@
     deps     `assistant.deps.dependency_advice` on evals/deps/cases.jsonl: right package, pinned
              spec and install command. The release is the one the paste shows, else the one the
              reporter ran (`labelled_at`, from the report's date): the pins are labelled for it.
+    symbols  `assistant.symbols.symbol_history` on evals/symbols/cases.jsonl: right module / name /
+             attribute / parameter read from the error line, and exactly the labelled releases
+             that have it (labelled from the release sources); for another library's error, no
+             SGLang answer at all.
     resolutions  evals/resolutions.py's accuracy on its labelled threads, when that module exists.
 
 `run_extras()` runs them all; each part that cannot run says why instead of failing the eval.
@@ -25,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 ORIGIN_CASES = ROOT / "origin" / "cases.jsonl"
 DEPS_CASES = ROOT / "deps" / "cases.jsonl"
+SYMBOL_CASES = ROOT / "symbols" / "cases.jsonl"
 
 
 def _rows(path: Path) -> list[dict]:
@@ -193,6 +199,48 @@ def evaluate_deps(path: Path = DEPS_CASES) -> dict:
     }
 
 
+def _owner(text: str | None) -> str:
+    """`Engine.__init__`, `Engine()` and `Engine` name the same owner of a parameter."""
+    return (text or "").strip().removesuffix("()").removesuffix(".__init__").removeprefix("multimodal_gen:")
+
+
+def evaluate_symbols(path: Path = SYMBOL_CASES) -> dict:
+    from assistant.symbols import symbol_history
+
+    rows = []
+    for case in _rows(path):
+        lines = case["query"].splitlines()
+        try:
+            found, error = symbol_history(lines, case.get("sglang_version")), None
+        except Exception as exc:   # noqa: BLE001 - a crash is a wrong answer, shown in the report
+            found, error = None, f"{type(exc).__name__}: {exc}"
+        if case.get("not_sglang"):
+            checks = {"no_answer": found is None}
+        else:
+            same = found is not None and found.kind == case["kind"] and (
+                found.name in (case.get("owner"), case.get("name")) if case["kind"] == "module"
+                else found.name == case.get("name") and _owner(found.owner) == _owner(case.get("owner")))
+            checks = {"symbol": bool(same), "releases": bool(same) and list(found.releases) == list(case["releases"])}
+        row = {"id": case["id"], "ok": all(checks.values()), "checks": checks, "not_sglang": bool(case.get("not_sglang")),
+               "expected": {k: case.get(k) for k in ("kind", "owner", "name", "releases")},
+               "found": None if found is None else {"kind": found.kind, "owner": found.owner, "name": found.name,
+                                                    "releases": list(found.releases)}}
+        if error:
+            row["error"] = error
+        rows.append(row)
+    positives = [r for r in rows if not r["not_sglang"]]
+    negatives = [r for r in rows if r["not_sglang"]]
+    return {
+        "cases": len(rows), "sglang_cases": len(positives), "negatives": len(negatives),
+        "accuracy": _share(sum(r["ok"] for r in rows), len(rows)),
+        "symbol_accuracy": _share(sum(r["checks"]["symbol"] for r in positives), len(positives)),
+        "release_accuracy": _share(sum(r["checks"]["releases"] for r in positives), len(positives)),
+        "no_answer_accuracy": _share(sum(r["ok"] for r in negatives), len(negatives)),
+        "failures": [r for r in rows if not r["ok"]],
+        "source": str(path),
+    }
+
+
 def evaluate_resolutions() -> dict:
     try:
         from evals import resolutions
@@ -212,9 +260,11 @@ def _guarded(part) -> dict:
 
 
 def run_extras(origin_path: Path = ORIGIN_CASES, deps_path: Path = DEPS_CASES,
-               resolutions: bool = True) -> dict:
+               resolutions: bool = True, symbols_path: Path = SYMBOL_CASES) -> dict:
     extras = {"origin": _guarded(lambda: evaluate_origin(origin_path)),
               "deps": _guarded(lambda: evaluate_deps(deps_path))}
+    if symbols_path.exists():
+        extras["symbols"] = _guarded(lambda: evaluate_symbols(symbols_path))
     if resolutions:
         extras["resolutions"] = _guarded(evaluate_resolutions)
     return extras
@@ -245,6 +295,13 @@ def format_extras(extras: dict) -> str:
         lines.append(f"deps ({deps['cases']} cases): all right {_pct(deps['accuracy'])}; package "
                      f"{_pct(deps['package_accuracy'])}, pinned spec {_pct(deps['spec_accuracy'])}, "
                      f"install command {_pct(deps['command_accuracy'])}")
+    sym = extras.get("symbols", {})
+    if "error" in sym:
+        lines.append(f"symbols: not measured ({sym['error']})")
+    elif sym:
+        lines.append(f"symbols ({sym['cases']} cases): right symbol {_pct(sym['symbol_accuracy'])} and exact "
+                     f"releases {_pct(sym['release_accuracy'])} of {sym['sglang_cases']} SGLang errors; no "
+                     f"SGLang answer for {_pct(sym['no_answer_accuracy'])} of {sym['negatives']} other libraries' errors")
     res = extras.get("resolutions")
     if res and "error" in res:
         lines.append(f"resolutions: not measured ({res['error']})")
@@ -288,6 +345,19 @@ def html_section(extras: dict) -> str:
                             f"found {html.escape(str(f['found']))}</li>" for f in deps["failures"])
             parts.append("<h2>Dependencies</h2>" + _share_table(rows)
                          + (f"<h3>Wrong ({len(deps['failures'])})</h3><ul>{fails}</ul>" if fails else ""))
+    sym = extras.get("symbols")
+    if sym:
+        if "error" in sym:
+            parts.append(f"<h2>SGLang releases of a missing symbol</h2><p>not measured: {html.escape(sym['error'])}</p>")
+        else:
+            rows = [("Right module / name / attribute / parameter", sym["symbol_accuracy"], sym["sglang_cases"]),
+                    ("Exactly the labelled releases", sym["release_accuracy"], sym["sglang_cases"]),
+                    ("No SGLang answer for another library's error", sym["no_answer_accuracy"], sym["negatives"]),
+                    ("All symbol cases", sym["accuracy"], sym["cases"])]
+            fails = "".join(f"<li><code>{html.escape(f['id'])}</code>: expected {html.escape(str(f['expected']))}, "
+                            f"found {html.escape(str(f['found']))}</li>" for f in sym["failures"])
+            parts.append("<h2>SGLang releases of a missing symbol</h2>" + _share_table(rows)
+                         + (f"<h3>Wrong ({len(sym['failures'])})</h3><ul>{fails}</ul>" if fails else ""))
     res = extras.get("resolutions")
     if res:
         if "error" in res:

@@ -21,7 +21,7 @@ import re
 
 from assistant.answer import Answer, Match
 from assistant.control_chars import neutralize
-from assistant.provenance import dependency_sentence, origin_lines
+from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
 from assistant.redact import redact
 
 COMMAND_PREFIX = "    $ "
@@ -135,6 +135,8 @@ def answer_markdown(answer: Answer) -> str:
     if answer.abstained:
         return "\n".join(out + _not_confirmed_markdown(answer)).strip()
     out += ["", "**What went wrong**", "", answer.diagnosis]
+    if answer.symbol is not None:
+        out += ["", f"**SGLang releases:** {symbol_sentence(answer.symbol)}"]
     if answer.abstained and answer.primary_error:
         out += ["", "**The error that matters in your log**", "", fenced(answer.primary_error)]
     if answer.fix:
@@ -187,6 +189,8 @@ def _provenance_markdown(answer: Answer) -> list[str]:
         first, *rest = origin_lines(answer.origin)
         out += ["", f"**Where it comes from:** {code_span(first)}"]
         out += [f"- {code_span(r) if r.startswith('when: ') else r}" for r in rest]
+    if answer.symbol is not None:
+        out += ["", f"**SGLang releases:** {symbol_sentence(answer.symbol)}"]
     if answer.dependency is not None:
         out += ["", f"**Dependency:** {code_span(dependency_sentence(answer.dependency))}"]
     return out

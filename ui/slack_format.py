@@ -19,7 +19,7 @@ import urllib.parse
 
 from assistant.answer import Answer
 from assistant.control_chars import neutralize
-from assistant.provenance import dependency_sentence, origin_lines
+from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
 from assistant.redact import REDACTED, redact, redact_data  # noqa: F401 - the library's one scrubber, re-exported
 
 # Slack's documented limits: 3000 characters in a section's text, 50 blocks in a message, and
@@ -180,6 +180,8 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
         first, *rest = origin_lines(answer.origin)
         code = [f"`{escape(line)}`" if line.startswith("when: ") else escape(line) for line in rest]
         parts.append(f"*Where it comes from:* `{escape(first)}`" + "".join(f"\n• {line}" for line in code))
+    if answer.symbol is not None:
+        parts.append(f"*SGLang releases:* {escape(redact(symbol_sentence(answer.symbol)))}")
     if dependency and answer.dependency is not None:
         parts.append(f"*Dependency:* `{escape(redact(dependency_sentence(answer.dependency)))}`")
     return "\n".join(parts)

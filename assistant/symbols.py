@@ -1,0 +1,451 @@
+"""Which SGLang releases have the module, name, attribute or parameter an error says is missing.
+
+A caller written for one SGLang release (verl, slime, a user's script) running against
+another fails with ``cannot import name 'get_ip' from 'sglang.srt.utils'``, ``No module named
+'sglang.srt.weight_sync'``, ``'ScheduleBatch' object has no attribute 'sample'``,
+``Engine.__init__() got an unexpected keyword argument ...`` or ``... missing 1 required
+positional argument: ...``. ``symbol_history(lines, user_version)`` finds the first such line
+that is about SGLang and looks it up in ``kb/sglang_symbols.json.gz`` (built by
+``python -m ingest.sglang_symbols`` from every release wheel): a ``SymbolHistory`` with the
+releases that have it, whether the user's release does, one summary sentence and the install
+command that fits.
+
+Class attributes and ``__init__`` parameters follow base classes by name (a subclass without
+its own ``__init__`` takes its base's; a dataclass adds its bases' fields). The registry is
+loaded once per process; each record is parsed only when a lookup needs it. Imports only the
+stdlib and ``packaging``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from assistant.resources import kb_file
+
+DEFAULT_PATH = kb_file("sglang_symbols.json.gz")
+MAX_LINES = 400  # a longer paste is cut to its last lines: the error is at the end
+MAX_BASE_DEPTH = 6
+NAME = r"[A-Za-z_][\w]*"
+DOTTED = r"[A-Za-z_][\w.]*"
+QUALNAME = r"[A-Za-z_][\w.<>]*"
+LINE_PATTERNS = [
+    ("name", re.compile(rf"cannot import name '({NAME})' from '({DOTTED})'")),
+    ("module", re.compile(rf"No module named '({DOTTED})'")),
+    ("name", re.compile(rf"module '({DOTTED})' has no attribute '({NAME})'")),
+    ("attribute", re.compile(rf"type object '({NAME})' has no attribute '({NAME})'")),
+    ("attribute", re.compile(rf"'({NAME})' object has no attribute '({NAME})'")),
+    ("parameter", re.compile(rf"({QUALNAME})\(\) got an unexpected keyword argument '({NAME})'")),
+    ("required", re.compile(rf"({QUALNAME})\(\) missing \d+ required (?:positional|keyword-only) "
+                            rf"arguments?: '({NAME})'")),  # fmt: skip
+]
+# Class names other libraries (transformers, vLLM, torch, pydantic) use too: only with "sglang" in the paste.
+SHARED_CLASS_SUFFIX = re.compile(
+    r"(?:ForCausalLM|ForConditionalGeneration|Config|Model|Attention|MLP|DecoderLayer|Layer|Tokenizer|"
+    r"Processor|Params|Output|Input|Module|Linear|Embedding|Norm|Block|Encoder|Decoder)$"
+)
+GENERIC_NAMES = frozenset(
+    "Engine Runtime Server Client Worker Scheduler Router Sampler Request Response LLM EngineArgs "
+    "TrainingArguments Tensor Parameter Logger Timer Cache Pool Manager Backend Executor Runner".split()
+)  # fmt: skip
+GENERIC_FUNCTIONS = frozenset(
+    "forward generate main load_weights from_pretrained get_world_size get_rank init_process_group "
+    "get_tensor_model_parallel_rank get_tensor_model_parallel_world_size".split()
+)  # fmt: skip
+# Classes whose __init__(**kwargs) passes every keyword on to another class (Engine(**kw) -> ServerArgs(**kw)).
+KWARGS_FORWARDED_TO = {"Engine": "ServerArgs", "Runtime": "ServerArgs"}
+# Classes and functions of SGLang Diffusion are keyed apart from the LLM runtime's namesakes.
+DIFFUSION_PREFIX = "multimodal_gen:"
+OTHER_LIBRARY = re.compile(r"\b(?:vllm|transformers|lmdeploy|tensorrt_llm|torch|trl|deepspeed)[./]")
+
+
+@lru_cache(maxsize=4096)
+def parse_ranges(text: str) -> frozenset[int]:
+    """"0-2,5,9-10" -> {0, 1, 2, 5, 9, 10}; a leading "!" (required parameter) is ignored."""
+    out: set[int] = set()
+    for span in text.lstrip("!").split(","):
+        if not span:
+            continue
+        first, _, last = span.partition("-")
+        out.update(range(int(first), int(last or first) + 1))
+    return frozenset(out)
+
+
+class SymbolRegistry:
+    """kb/sglang_symbols.json.gz: release list, modules, names, classes, functions, methods."""
+
+    _loaded: dict[Path, "SymbolRegistry"] = {}
+
+    def __init__(self, document: dict) -> None:
+        self.releases: list[str] = document["releases"]
+        self.summary: dict = document.get("summary", {})
+        self._modules: dict[str, str] = document["modules"]
+        self._names: dict[str, str] = document["names"]
+        self._classes: dict[str, str] = document["classes"]
+        self._functions: dict[str, str] = document["functions"]
+        self._methods: dict[str, str] = document["methods"]
+        self._records: dict[tuple[str, str], dict] = {}
+        self.everything = frozenset(range(len(self.releases)))
+
+    @classmethod
+    def load(cls, path: Path | str = DEFAULT_PATH) -> "SymbolRegistry":
+        """The registry at path, read once per process."""
+        path = Path(path)
+        if path not in cls._loaded:
+            with gzip.open(path, "rt", encoding="utf-8") as handle:
+                cls._loaded[path] = cls(json.load(handle))
+        return cls._loaded[path]
+
+    def _record(self, table: str, key: str) -> dict | None:
+        if (table, key) not in self._records:
+            text = getattr(self, f"_{table}").get(key)
+            self._records[(table, key)] = json.loads(text) if text is not None else None
+        return self._records[(table, key)]
+
+    # Facts, each as the set of release indices it holds in.
+    def module(self, name: str) -> frozenset[int]:
+        return parse_ranges(self._modules.get(name, ""))
+
+    def name_in_module(self, module: str, name: str) -> frozenset[int]:
+        """Releases where ``from module import name`` works (a name or a submodule)."""
+        names = self._record("names", module) or {}
+        return parse_ranges(names.get(name, "")) | self.module(f"{module}.{name}")
+
+    def has_class(self, name: str) -> bool:
+        return name in self._classes
+
+    def has_function(self, name: str) -> bool:
+        return name in self._functions
+
+    def class_releases(self, name: str) -> frozenset[int]:
+        record = self._record("classes", name) or {}
+        return frozenset().union(*(parse_ranges(r) for r in record.get("m", {}).values()))
+
+    def class_modules(self, name: str) -> tuple[str, ...]:
+        return tuple((self._record("classes", name) or {}).get("m", {}))
+
+    def attribute(self, class_name: str, attribute: str, depth: int = 0) -> frozenset[int]:
+        """Releases where the class (or a base class it has then) has the attribute."""
+        record = self._record("classes", class_name)
+        if record is None or depth > MAX_BASE_DEPTH:
+            return frozenset()
+        found = parse_ranges(record.get("a", {}).get(attribute, ""))
+        for base, spans in record.get("b", {}).items():
+            if base != class_name:
+                found |= self.attribute(base, attribute, depth + 1) & parse_ranges(spans)
+        return found
+
+    def parameter(self, owner: str, name: str, release: int, depth: int = 0) -> tuple[bool, bool, bool] | None:
+        """(takes ``name``, requires it, takes **kwargs) for a function, ``Class.__init__`` or
+        ``Class.method`` in one release; None when it does not exist there."""
+        if depth > MAX_BASE_DEPTH:
+            return None
+        class_name, _, method = owner.rpartition(".")
+        if not class_name:
+            return self._own_parameter(self._record("functions", owner), name, release)
+        if method != "__init__":
+            own = self._own_parameter(self._record("methods", owner), name, release)
+            return own if own is not None else self._base_parameter(class_name, f".{method}", name, release, depth)
+        record = self._record("classes", class_name)
+        if record is None:
+            return None
+        own = self._own_parameter(record, name, release)
+        if own is not None and release not in parse_ranges(record.get("d", "")):
+            found = own
+        elif own is None:
+            found = self._base_parameter(class_name, ".__init__", name, release, depth)
+        else:  # a field record (dataclass, msgspec Struct) also has every base record's fields
+            found = own
+            for inherited in self._base_parameters(class_name, ".__init__", name, release, depth):
+                found = (found[0] or inherited[0], found[1] or inherited[1], found[2] or inherited[2])
+        forwarded_to = KWARGS_FORWARDED_TO.get(class_name)
+        if found is not None and found[2] and not found[0] and forwarded_to and depth == 0:
+            target = self.parameter(f"{forwarded_to}.__init__", name, release, depth + 1)
+            if target is not None:
+                found = (target[0], target[1], target[2])
+        return found
+
+    def _own_parameter(self, record: dict | None, name: str, release: int) -> tuple[bool, bool, bool] | None:
+        if record is None or release not in parse_ranges(record.get("s", "")):
+            return None
+        spans = record.get("p", {}).get(name, "")
+        has = release in parse_ranges(spans)
+        required = has and (spans.startswith("!") or release in parse_ranges(record.get("q", {}).get(name, "")))
+        return has, required, release in parse_ranges(record.get("k", ""))
+
+    def _base_parameter(self, class_name: str, suffix: str, name: str, release: int, depth: int):
+        """The first base (in order) that has the callable: what Python's lookup finds."""
+        return next(self._base_parameters(class_name, suffix, name, release, depth), None)
+
+    def _base_parameters(self, class_name: str, suffix: str, name: str, release: int, depth: int):
+        record = self._record("classes", class_name) or {}
+        for base, spans in record.get("b", {}).items():
+            if base != class_name and release in parse_ranges(spans):
+                found = self.parameter(base + suffix, name, release, depth + 1)
+                if found is not None:
+                    yield found
+
+    def namespaced(self, owner: str, class_name: bool) -> str:
+        """The SGLang Diffusion (sglang.multimodal_gen) key of a class / function, when it has one."""
+        head = owner.split(".")[0] if class_name else owner
+        keyed = DIFFUSION_PREFIX + owner
+        return keyed if (self.has_class if class_name else self.has_function)(DIFFUSION_PREFIX + head) else owner
+
+    def callable_known(self, owner: str) -> bool:
+        class_name, _, method = owner.rpartition(".")
+        if not class_name:
+            return self.has_function(owner)
+        return self.has_class(class_name)
+
+
+@dataclass(frozen=True)
+class SymbolHistory:
+    """Which SGLang releases have what one error line says is missing."""
+
+    kind: str  # module | name | attribute | parameter
+    owner: str  # the module, class, or function (Class.__init__) the name belongs to
+    name: str
+    releases: tuple[str, ...]  # releases that have it (a parameter: take it; required=True: require it)
+    known: bool  # the owner exists in some release
+    user_version: str | None
+    in_user_version: bool | None  # None when the user's release is unknown or not in the registry
+    accepts_any_keyword: bool | None  # parameters: takes **kwargs (user's release, else the newest)
+    line: str
+    required: bool = False  # "missing ... required argument": the releases that require it
+    fitting_releases: tuple[str, ...] = ()  # releases the calling code works with
+    registry_releases: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        """One sentence: which releases have it."""
+        first, last = self.registry_releases[0], self.registry_releases[-1]
+        what = {
+            "module": f"`{self.name}` exists",
+            "name": f"`{self.name}` can be imported from `{self.owner}`",
+            "attribute": f"`{self.owner}` has the attribute `{self.name}`",
+            "parameter": f"`{self.owner}()` takes the argument `{self.name}`",
+        }[self.kind]
+        if self.required:
+            what = f"`{self.owner}()` requires the argument `{self.name}`"
+        if not self.releases and not self.required:
+            missing = {
+                "module": f"the module `{self.name}`",
+                "name": f"`{self.name}` in `{self.owner}`",
+                "attribute": f"the attribute `{self.name}` on `{self.owner}`",
+                "parameter": f"the argument `{self.name}` in `{self.owner}()`",
+            }[self.kind]
+            if not self.known and self.kind in ("name", "module"):
+                missing += f" (nor `{self.owner}` itself)" if self.kind == "name" else ""
+            sentence = (f"No SGLang release {first}–{last} has {missing}: the calling code was written for "
+                        f"a release before {first}, a fork or an unreleased development build")  # fmt: skip
+            if self.kind == "parameter" and self.accepts_any_keyword:
+                sentence += f" (`{self.owner}()` takes **kwargs, so the keyword is rejected further down)"
+        elif self.required and not self.releases:
+            sentence = f"No SGLang release {first}–{last} requires `{self.name}` in `{self.owner}()`"
+        else:
+            sentence = what + " " + describe_releases(self.releases, self.registry_releases)
+            if self.required and self.fitting_releases:
+                sentence += f"; {describe_releases(self.fitting_releases, self.registry_releases, bare=True)} do not"
+        return sentence + self._user_clause() + "."
+
+    def _user_clause(self) -> str:
+        if not self.user_version:
+            return ""
+        base = base_release(self.user_version)
+        if self.in_user_version is None:
+            if base is not None and self.registry_releases and base > Version(self.registry_releases[-1]):
+                return f" (your SGLang {self.user_version} is newer than the releases checked)"
+            return f" (your SGLang {self.user_version} is not among the releases checked)"
+        fits = self.in_user_version != self.required
+        return f"; your SGLang {self.user_version} {'has it' if self.in_user_version else 'does not'}" \
+            if not self.required else f"; your SGLang {self.user_version} {'does not require it' if fits else 'does'}"
+
+    def advice(self) -> str:
+        """What to install (or check) so the caller and SGLang match."""
+        fitting = self.fitting_releases
+        caller = ("or use the release of the calling tool (verl, slime, your script...) made for "
+                  + (f"your SGLang {self.user_version}" if self.user_version else "your installed SGLang"))  # fmt: skip
+        if not fitting:
+            return ("No release in the registry fits the calling code: use the SGLang (an older release, a "
+                    f"fork or a development build) it was written for, {caller}.")  # fmt: skip
+        if self.user_version and self.user_version_fits():
+            return (f"Your SGLang {self.user_version} fits the calling code, so Python is loading another copy: "
+                    "check `python -c \"import sglang; print(sglang.__version__, sglang.__file__)\"` "
+                    "in the environment that fails.")  # fmt: skip
+        newest = fitting[-1]
+        install = f'pip install "sglang=={newest}"'
+        base = base_release(self.user_version) if self.user_version else None
+        if base is not None and Version(fitting[0]) > base:
+            if newest == self.registry_releases[-1]:
+                install = f'pip install -U "sglang>={fitting[0]}"'
+            return f"Upgrade SGLang to >= {fitting[0]}: `{install}`, {caller}."
+        which = "does not require it" if self.required else "has it"
+        return f"Install a release that {which}, the newest being {newest}: `{install}`, {caller}."
+
+    def user_version_fits(self) -> bool:
+        if self.in_user_version is None:
+            return False
+        return self.in_user_version != self.required
+
+
+def describe_releases(releases: tuple[str, ...], everything: tuple[str, ...], bare: bool = False) -> str:
+    """"in SGLang 0.4.0–0.5.2 (not from 0.5.3 on)", "from SGLang 0.4.10 on", "in SGLang 0.4.3–0.4.6 and 0.5.1"."""
+    positions = sorted(everything.index(r) for r in releases)
+    spans: list[list[int]] = []
+    for position in positions:
+        if spans and position == spans[-1][1] + 1:
+            spans[-1][1] = position
+        else:
+            spans.append([position, position])
+    texts = [everything[a] if a == b else f"{everything[a]}–{everything[b]}" for a, b in spans]
+    listed = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+    if bare:
+        return f"SGLang {listed}"
+    last = len(everything) - 1
+    if len(spans) == 1 and spans[0] == [0, last]:
+        return f"in every SGLang release checked ({listed})"
+    if len(spans) == 1 and spans[0][1] == last:
+        return f"from SGLang {everything[spans[0][0]]} on"
+    if spans[-1][1] < last:
+        return f"in SGLang {listed} (not from {everything[spans[-1][1] + 1]} on)"
+    return f"in SGLang {listed}"
+
+
+def base_release(version: str | None) -> Version | None:
+    try:
+        return Version(Version(version.strip().lstrip("vV")).base_version) if version else None
+    except InvalidVersion:
+        return None
+
+
+def is_sglang_module(name: str) -> bool:
+    return name == "sglang" or name.startswith("sglang.")
+
+
+def distinctive_class(name: str) -> bool:
+    name = name.removeprefix(DIFFUSION_PREFIX)
+    words = re.findall(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])", name)
+    return len(words) >= 2 and name not in GENERIC_NAMES and not SHARED_CLASS_SUFFIX.search(name)
+
+
+def distinctive_function(name: str) -> bool:
+    name = name.removeprefix(DIFFUSION_PREFIX)
+    return "_" in name.strip("_") and len(name) >= 12 and name not in GENERIC_FUNCTIONS
+
+
+def owner_is_sglang(owner: str, registry: SymbolRegistry, mentions_sglang: bool, other_library: bool) -> bool:
+    """A class / function name counts as SGLang's when the registry knows it and either the paste
+    mentions sglang or the name is distinctive (and no other library's frames are all there is)."""
+    class_name, _, method = owner.rpartition(".")
+    if class_name:
+        known, distinctive = registry.has_class(class_name), distinctive_class(class_name)
+    else:
+        known, distinctive = registry.has_function(owner), distinctive_function(owner)
+    if not known:
+        return False
+    return mentions_sglang or (distinctive and not other_library)
+
+
+def _callable_name(qualname: str) -> str:
+    """Engine.__init__ -> Engine.__init__; a.<locals>.B.__init__ -> B.__init__; f -> f."""
+    parts = [p for p in qualname.split(".") if p and not p.startswith("<")]
+    return ".".join(parts[-2:]) if len(parts) >= 2 else (parts[0] if parts else "")
+
+
+def symbol_history(lines: Iterable[str], user_version: str | None = None,
+                   registry: SymbolRegistry | None = None) -> SymbolHistory | None:  # fmt: skip
+    """The release history of what the first SGLang-related ImportError / AttributeError /
+    TypeError line of a paste says is missing; None when no line is about SGLang."""
+    lines = [line for line in lines if isinstance(line, str)][-MAX_LINES:]
+    candidates = [(line, kind, match) for line in lines if "'" in line
+                  for kind, pattern in LINE_PATTERNS if (match := pattern.search(line))]  # fmt: skip
+    if not candidates:
+        return None
+    registry = registry or SymbolRegistry.load()
+    text = "\n".join(lines)
+    mentions_sglang = "sglang" in text.lower()
+    other_library = bool(OTHER_LIBRARY.search(text)) and not mentions_sglang
+    for line, kind, match in candidates:
+        found = _lookup(kind, match, line, registry, mentions_sglang, other_library, user_version,
+                        diffusion="multimodal_gen" in text)
+        if found is not None:
+            return found
+    return None
+
+
+def _lookup(kind, match, line, registry: SymbolRegistry, mentions_sglang, other_library, user_version,
+            diffusion=False):
+    indices: frozenset[int]
+    fitting: frozenset[int] | None = None
+    accepts_any = None
+    required = False
+    if kind == "module":
+        name = match.group(1)
+        if not is_sglang_module(name) or name == "sglang":
+            return None  # "No module named 'sglang'": SGLang is not installed, not a version mismatch
+        owner = name.rpartition(".")[0]
+        indices, known = registry.module(name), bool(registry.module(owner))
+    elif kind == "name" and match.re is LINE_PATTERNS[0][1]:
+        name, owner = match.group(1), match.group(2)
+        if not is_sglang_module(owner):
+            return None
+        indices, known = registry.name_in_module(owner, name), bool(registry.module(owner))
+    elif kind == "name":
+        owner, name = match.group(1), match.group(2)
+        if not is_sglang_module(owner):
+            return None
+        indices, known = registry.name_in_module(owner, name), bool(registry.module(owner))
+    elif kind == "attribute":
+        owner, name = match.group(1), match.group(2)
+        key = registry.namespaced(owner, class_name=True) if diffusion else owner
+        if not owner_is_sglang(f"{key}.x", registry, mentions_sglang, other_library):
+            return None
+        indices, known = registry.attribute(key, name), True
+    else:
+        owner = _callable_name(match.group(1))
+        name = match.group(2)
+        if not owner or owner == "__init__" or not owner_is_sglang(owner, registry, mentions_sglang, other_library):
+            return None
+        if diffusion:
+            owner = registry.namespaced(owner, class_name="." in owner)
+        known = registry.callable_known(owner)
+        states = {r: registry.parameter(owner, name, r) for r in range(len(registry.releases))}
+        states = {r: state for r, state in states.items() if state is not None}
+        required = kind == "required"
+        if required:
+            indices = frozenset(r for r, state in states.items() if state[1])
+            fitting = frozenset(r for r, state in states.items() if not state[1])
+        else:
+            indices = frozenset(r for r, state in states.items() if state[0])
+        kind = "parameter"
+        user_index = _user_index(registry, user_version)
+        probe = user_index if user_index in states else max(states, default=None)
+        accepts_any = states[probe][2] if probe is not None else None
+    owner = owner.removeprefix(DIFFUSION_PREFIX)
+    releases = tuple(registry.releases[i] for i in sorted(indices))
+    fitting_releases = releases if fitting is None else tuple(registry.releases[i] for i in sorted(fitting))
+    user_index = _user_index(registry, user_version)
+    return SymbolHistory(
+        kind=kind, owner=owner, name=name, releases=releases, known=known, user_version=user_version,
+        in_user_version=None if user_index is None else user_index in indices,
+        accepts_any_keyword=accepts_any, line=line.strip(), required=required,
+        fitting_releases=fitting_releases, registry_releases=tuple(registry.releases),
+    )  # fmt: skip
+
+
+def _user_index(registry: SymbolRegistry, user_version: str | None) -> int | None:
+    base = base_release(user_version)
+    if base is None:
+        return None
+    return _release_positions(tuple(registry.releases)).get(base)
+
+
+@lru_cache(maxsize=8)
+def _release_positions(releases: tuple[str, ...]) -> dict[Version, int]:
+    return {Version(release): position for position, release in enumerate(releases)}
