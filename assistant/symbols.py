@@ -37,15 +37,17 @@ NAME = r"[A-Za-z_][\w]*"
 DOTTED = r"[A-Za-z_][\w.]*"
 QUALNAME = r"[A-Za-z_][\w.<>]*"
 LINE_PATTERNS = [
-    ("name", re.compile(rf"cannot import name '({NAME})' from '({DOTTED})'")),
-    ("module", re.compile(rf"No module named '({DOTTED})'")),
-    ("name", re.compile(rf"module '({DOTTED})' has no attribute '({NAME})'")),
-    ("attribute", re.compile(rf"type object '({NAME})' has no attribute '({NAME})'")),
-    ("attribute", re.compile(rf"'({NAME})' object has no attribute '({NAME})'")),
-    ("parameter", re.compile(rf"({QUALNAME})\(\) got an unexpected keyword argument '({NAME})'")),
+    # the closing quote of the last name may be cut off with the rest of a long line
+    ("name", re.compile(rf"cannot import name '({NAME})' from '({DOTTED})(?:'|\s*$)")),
+    ("module", re.compile(rf"No module named '({DOTTED})(?:'|\s*$)")),
+    ("name", re.compile(rf"module '({DOTTED})' has no attribute '({NAME})(?:'|\s*$)")),
+    ("attribute", re.compile(rf"type object '({NAME})' has no attribute '({NAME})(?:'|\s*$)")),
+    ("attribute", re.compile(rf"'({NAME})' object has no attribute '({NAME})(?:'|\s*$)")),
+    ("parameter", re.compile(rf"({QUALNAME})\(\) got an unexpected keyword argument '({NAME})(?:'|\s*$)")),
     ("required", re.compile(rf"({QUALNAME})\(\) missing \d+ required (?:positional|keyword-only) "
                             rf"arguments?: '({NAME})'")),  # fmt: skip
 ]
+SGL_ALIAS = re.compile(r"\bsgl\.[A-Za-z_]")
 # Class names other libraries (transformers, vLLM, torch, pydantic) use too: only with "sglang" in the paste.
 SHARED_CLASS_SUFFIX = re.compile(
     r"(?:ForCausalLM|ForConditionalGeneration|Config|Model|Attention|MLP|DecoderLayer|Layer|Tokenizer|"
@@ -369,7 +371,8 @@ def symbol_history(lines: Iterable[str], user_version: str | None = None,
         return None
     registry = registry or SymbolRegistry.load()
     text = "\n".join(lines)
-    mentions_sglang = "sglang" in text.lower()
+    # `import sglang as sgl` is how SGLang's own examples call it: sgl.Engine(...), sgl.Runtime(...)
+    mentions_sglang = "sglang" in text.lower() or SGL_ALIAS.search(text) is not None
     other_library = bool(OTHER_LIBRARY.search(text)) and not mentions_sglang
     for line, kind, match in candidates:
         found = _lookup(kind, match, line, registry, mentions_sglang, other_library, user_version,
