@@ -58,6 +58,7 @@ CONSEQUENCE_RE = re.compile(
 )
 WRAPPER_RE = re.compile(r"^(?:\w+(?:Error|Exception): )?(?:Capture cuda graph failed|Scheduler hit an exception|"
                         r"Scheduler hit an exception in \w+): (.+)$")
+QUOTE_MARK_RE = re.compile(r"^\s*(?:>\s?)+")
 # the level field of a logging line at DEBUG: "- name - DEBUG - msg", "DEBUG:root:msg", "[DEBUG] msg"
 DEBUG_LEVEL_RE = re.compile(r"^(?:-\s+)?(?:[\w.:]+\s+-\s+)?\[?DEBUG\]?(?:\s+-\s+|:|\s)")
 WARNING_RE = re.compile(r"\bWARN(?:ING)?\b|\bwarn\b|UserWarning")
@@ -132,6 +133,8 @@ def _classify(line: str) -> str | None:
         return "consequence"
     if EXCEPTION_RE.match(line):
         return "exception"
+    if line.endswith(":") and _introduces_output(line):
+        return None   # "results in error:", "I got the following error:": the error is the next line
     if "-" in line:
         line = _FLAG_NAME_RE.sub(" ", line)
     if FATAL_RE.search(line):
@@ -179,6 +182,8 @@ def _finish_command(st: _State) -> None:
 def _feed(raw: str, st: _State) -> None:
     st.total += 1
     line = raw.rstrip("\r\n")[:MAX_LINE]
+    if line.lstrip().startswith(">"):
+        line = QUOTE_MARK_RE.sub("", line)   # a log quoted in Markdown ("> ModuleNotFoundError: ...")
     if not line.strip():
         st.last_was_prose = False  # a blank line ends the user's paragraph
         return
@@ -348,6 +353,17 @@ def _wordy(text: str) -> bool:
     words = text.split()
     plain = sum(1 for w in words if re.fullmatch(r"[\"'(]?[A-Za-z][A-Za-z'\-]*[,.;:?!)\"']*", w))
     return len(words) >= 4 and plain / len(words) >= 0.6
+
+
+_INTRO_WORDS = frozenset("error errors exception traceback log logs output message messages below following".split())
+_PLAIN_WORD_RE = re.compile(r"(?:I|[A-Z]?[a-z'’]+)[,.]?")
+
+
+def _introduces_output(text: str) -> bool:
+    """A few plain words ending in a colon that announce the error or log below them."""
+    words = text[:-1].split()
+    return (len(text) <= 80 and 1 <= len(words) <= 10 and all(_PLAIN_WORD_RE.fullmatch(w) for w in words)
+            and any(w.lower().strip(",.") in _INTRO_WORDS for w in words))
 
 
 def looks_like_sentence(text: str) -> bool:

@@ -1,7 +1,7 @@
 """Trace analysis: the error that matters, masking, and what the user is running."""
 
 from assistant.text import mask, tokenize
-from assistant.trace import analyze
+from assistant.trace import analyze, analyze_lines
 
 RANK_REPEATS = "\n".join(
     f"[2025-05-05 10:05:0{r} DP{r} TP{r}] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
@@ -101,3 +101,11 @@ def test_a_launch_command_with_timeout_in_a_flag_name_is_not_an_error():
     assert [e.text for e in analysis.errors][:1] == [
         "ERROR: health check is pending with error: error sending request for url (http://127.0.0.1:31000/health)"]
 
+
+
+def test_a_log_quoted_in_markdown_is_read_as_the_log():
+    # GitHub issues quote logs with "> "; the words that announce them are not the error
+    analysis = analyze_lines(["running image `lmsysorg/sglang:v0.5.12-cu130-runtime`", "results in error:",
+                              "> ModuleNotFoundError: No module named 'distro'"])
+    assert [e.text for e in analysis.errors] == ["ModuleNotFoundError: No module named 'distro'"]
+    assert analysis.errors[0].kind == "exception"
