@@ -334,30 +334,16 @@ def html_section(extras: dict) -> str:
                          + (f"<h3>Wrong ({len(origin['failures'])})</h3><ul>{fails}</ul>" if fails else ""))
     deps = extras.get("deps")
     if deps:
-        if "error" in deps:
-            parts.append(f"<h2>Dependencies</h2><p>not measured: {html.escape(deps['error'])}</p>")
-        else:
-            rows = [("Package", deps["package_accuracy"], deps["cases"]),
-                    ("Pinned spec", deps["spec_accuracy"], deps["cases"]),
-                    ("Install command", deps["command_accuracy"], deps["cases"]),
-                    ("All three", deps["accuracy"], deps["cases"])]
-            fails = "".join(f"<li><code>{html.escape(f['id'])}</code>: expected {html.escape(str(f['expected']))}, "
-                            f"found {html.escape(str(f['found']))}</li>" for f in deps["failures"])
-            parts.append("<h2>Dependencies</h2>" + _share_table(rows)
-                         + (f"<h3>Wrong ({len(deps['failures'])})</h3><ul>{fails}</ul>" if fails else ""))
+        parts.append(_part_html("Dependencies", deps, lambda d: [
+            ("Package", d["package_accuracy"], d["cases"]), ("Pinned spec", d["spec_accuracy"], d["cases"]),
+            ("Install command", d["command_accuracy"], d["cases"]), ("All three", d["accuracy"], d["cases"])]))
     sym = extras.get("symbols")
     if sym:
-        if "error" in sym:
-            parts.append(f"<h2>SGLang releases of a missing symbol</h2><p>not measured: {html.escape(sym['error'])}</p>")
-        else:
-            rows = [("Right module / name / attribute / parameter", sym["symbol_accuracy"], sym["sglang_cases"]),
-                    ("Exactly the labelled releases", sym["release_accuracy"], sym["sglang_cases"]),
-                    ("No SGLang answer for another library's error", sym["no_answer_accuracy"], sym["negatives"]),
-                    ("All symbol cases", sym["accuracy"], sym["cases"])]
-            fails = "".join(f"<li><code>{html.escape(f['id'])}</code>: expected {html.escape(str(f['expected']))}, "
-                            f"found {html.escape(str(f['found']))}</li>" for f in sym["failures"])
-            parts.append("<h2>SGLang releases of a missing symbol</h2>" + _share_table(rows)
-                         + (f"<h3>Wrong ({len(sym['failures'])})</h3><ul>{fails}</ul>" if fails else ""))
+        parts.append(_part_html("SGLang releases of a missing symbol", sym, lambda d: [
+            ("Right module / name / attribute / parameter", d["symbol_accuracy"], d["sglang_cases"]),
+            ("Exactly the labelled releases", d["release_accuracy"], d["sglang_cases"]),
+            ("No SGLang answer for another library's error", d["no_answer_accuracy"], d["negatives"]),
+            ("All symbol cases", d["accuracy"], d["cases"])]))
     res = extras.get("resolutions")
     if res:
         if "error" in res:
@@ -365,6 +351,16 @@ def html_section(extras: dict) -> str:
         else:
             parts.append(res.get("html") or f"<h2>Issue resolutions</h2><p>accuracy {_pct(res['accuracy'])}</p>")
     return "".join(parts)
+
+
+def _part_html(title: str, part: dict, rows_of) -> str:
+    """One extra's section: its share table and its wrong cases, or why it was not measured."""
+    if "error" in part:
+        return f"<h2>{title}</h2><p>not measured: {html.escape(part['error'])}</p>"
+    fails = "".join(f"<li><code>{html.escape(f['id'])}</code>: expected {html.escape(str(f['expected']))}, "
+                    f"found {html.escape(str(f['found']))}</li>" for f in part["failures"])
+    return (f"<h2>{title}</h2>" + _share_table(rows_of(part))
+            + (f"<h3>Wrong ({len(part['failures'])})</h3><ul>{fails}</ul>" if fails else ""))
 
 
 def _share_table(rows) -> str:

@@ -43,6 +43,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from ingest.sglang_errors import ranges
 from ingest.wheels import DEFAULT_CACHE_DIR, cached_versions, cached_wheel, read_sources, wheel_metadata
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -284,13 +285,7 @@ def separate_namespace(module: str) -> bool:
 
 def ranges_text(indices) -> str:
     """{0, 1, 2, 5, 6, 9} -> "0-2,5-6,9" (inclusive release-index ranges)."""
-    spans: list[list[int]] = []
-    for index in sorted(set(indices)):
-        if spans and index == spans[-1][1] + 1:
-            spans[-1][1] = index
-        else:
-            spans.append([index, index])
-    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
+    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in ranges(list(indices)))
 
 
 class SymbolTable:
