@@ -7,9 +7,9 @@ onnxruntime + tokenizers in a few milliseconds. If the export is missing, querie
 sentence-transformers, slower but identical.
 
 Ingest embeds with an int8 copy of the export (attention fused by onnxruntime's transformer
-optimizer, then dynamic quantization of the matrix multiplications, per output channel) on all cores, in batches of texts of similar length: several
-times the chunks per second of sentence-transformers, at a cosine >= 0.99 to its vectors (measured
-by `python -m evals bench`). Queries run the same int8 copy when the index has it: twice as fast
+optimizer, then dynamic quantization of the matrix multiplications, per output channel) on all
+cores, in batches of texts of similar length: about three times the chunks per second of
+sentence-transformers, at a cosine >= 0.99 to its vectors (measured by `python -m evals bench`). Queries run the same int8 copy when the index has it: twice as fast
 as the float export on one thread (about 12 vs 26 ms for a 80-token query here), and the query
 is then embedded exactly as the chunks it is compared with were. An index without the copy (built
 before it existed, or where quantization failed) queries with the float export.
@@ -98,9 +98,11 @@ class SentenceTransformerEncoder:
         auto_model = transformer.auto_model
         # the plain attention graph (not torch's fused SDPA) is the one onnxruntime's transformer
         # optimizer recognises and fuses into its Attention op for the int8 ingest copy
-        setter = getattr(auto_model, "set_attn_implementation", None)
         try:
-            setter("eager") if setter else setattr(auto_model.config, "_attn_implementation", "eager")
+            if hasattr(auto_model, "set_attn_implementation"):
+                auto_model.set_attn_implementation("eager")
+            else:
+                auto_model.config._attn_implementation = "eager"
         except Exception:  # noqa: BLE001 - an unfused export is still correct, only slower to ingest
             pass
 

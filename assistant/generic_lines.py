@@ -3,9 +3,10 @@
 `Caught signal 11`, `CUDA error: an illegal memory access was encountered`, `Capture cuda graph
 failed:`, `KVTransferError`, `CUDA out of memory`, `NCCL error`, `Error building extension` — each
 is the last word of dozens of different failures. Such a line says *that* something failed, not
-*why*; it can never carry a fix on its own. The progress lines every healthy startup prints (`Init
-torch distributed begin.`, `Load weight begin.`) are generic too: they say where a log stopped. The decision (`assistant/decision.py`) asks for what
-makes a case specific when an entry matched only lines like these.
+*why*; it can never carry a fix on its own. The progress lines every healthy startup prints
+(`Init torch distributed begin.`, `Load weight begin.`) are generic too: they say where a log
+stopped. The decision (`assistant/decision.py`) asks for what makes a case specific when an
+entry matched only lines like these.
 """
 
 from __future__ import annotations
