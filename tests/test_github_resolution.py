@@ -73,7 +73,7 @@ def _repository(gh: FakeGitHub) -> None:
                  f"Speculative decoding does not start:\n\n```\n{CAPTURE_ERROR}\n```",
                  comments=[("graph-maint", "MEMBER", "Could be the graph batch sizes. Try `--cuda-graph-max-bs 16` "
                                                       "and see whether it starts.")])
-    gh.add_issue(302, "NCCL timeout while loading weights on two nodes",
+    gh.add_issue(990302, "NCCL timeout while loading weights on two nodes",
                  f"Both nodes die after ten minutes:\n\n```\n{NCCL_ERROR}\n```", state="closed",
                  state_reason="not_planned", labels=["inactive"],
                  comments=[("another-user", "NONE", "Set `export NCCL_IB_DISABLE=1` before launching, that should help."),
@@ -97,7 +97,7 @@ def test_sync_stores_pull_requests_and_releases_and_links_the_fix_release(kb):
         assert fixed["fixed_in_basis"] == "notes" and fixed["upgrade_to"] == "0.4.6"
         assert any("#4244" in s["text"] for s in fixed["steps"])
         assert units[301].meta["resolution"]["status"] == "workaround"
-        unresolved = units[302].meta["resolution"]
+        unresolved = units[990302].meta["resolution"]
         assert unresolved["status"] == "unresolved" and not unresolved["steps"]
         assert any("still fails" in n for n in unresolved["notes"])
         assert 4244 not in units                                            # a pull request is no report
@@ -189,7 +189,7 @@ def test_ask_prints_the_resolution_with_pr_and_release_and_never_a_workaround_as
 
     # the only suggestion failed for the reporter: no fix at all, the dispute is shown
     answer = json.loads(run_ask("--json", f"```\n{NCCL_ERROR}\n```", kb=kb).stdout)
-    assert answer["matches"][0]["id"] == f"gh:{REPO}#302"
+    assert answer["matches"][0]["id"] == f"gh:{REPO}#990302"
     assert answer["answer"]["fix"] == [] and "no fix in the thread" in answer["answer"]["diagnosis"]
     assert "NCCL_IB_DISABLE" not in " ".join(answer["answer"]["fix"] + [answer["answer"]["diagnosis"]])
     assert any("still fails" in s for s in answer["next_steps"])
