@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from assistant.components import BY_NAME as _COMPONENTS
+from assistant.trace import FRAME_RE
 
 AREAS = (
     "startup", "install", "cuda-nccl", "multinode", "memory", "pd-disaggregation", "router",
@@ -110,10 +111,6 @@ class CheckReport:
     @property
     def ok(self) -> bool:
         return not self.errors
-
-
-TRACEBACK_FRAME_RE = re.compile(r'^\s*File "[^"]*", line\b')
-FRAME_FUNCTION_RE = re.compile(r", in [\w.<>]+\s*$")
 
 
 class EntryError(ValueError):
@@ -239,7 +236,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
     symptoms = _str_list(meta.get("symptoms"), "symptoms")
     if not signatures and not symptoms:
         raise EntryError("an entry needs 'signatures' (verbatim error lines) or 'symptoms'")
-    broad = [s for s in signatures if TRACEBACK_FRAME_RE.match(s) and not FRAME_FUNCTION_RE.search(s)]
+    broad = [s for s in signatures if s.lstrip().startswith('File "') and not FRAME_RE.match(s)]
     if broad:
         # a frame without its function matches every traceback through that file (each launch
         # error passes server_args.py): only the function makes a frame say where it failed

@@ -274,40 +274,33 @@ def _pct(value) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
+def _part_line(name: str, part: dict | None, describe) -> str:
+    """One extra as a terminal line, why it was not measured, or "" when it did not run."""
+    if not part:
+        return ""
+    return f"{name}: not measured ({part['error']})" if "error" in part else describe(part)
+
+
 def format_extras(extras: dict) -> str:
     """The extras as lines for the terminal."""
-    lines = []
-    origin = extras.get("origin", {})
-    if "error" in origin:
-        lines.append(f"origin: not measured ({origin['error']})")
-    elif origin:
-        lines.append(f"origin ({origin['cases']} cases): right module+function {_pct(origin['origin_accuracy'])} "
-                     f"of {origin['sglang_messages']} SGLang messages ("
-                     f"{_pct(origin.get('origin_accuracy_labelled_release'))} given the labelled release); "
-                     "no SGLang origin claimed "
-                     f"{_pct(origin['no_origin_accuracy'])} of {origin['negatives']} other messages; "
-                     f"SGLang error lines matching a registry message {_pct(origin['registry_match'])}"
-                     + (f"; match_origin crashed {origin['crashes']} time(s)" if origin.get("crashes") else ""))
-    deps = extras.get("deps", {})
-    if "error" in deps:
-        lines.append(f"deps: not measured ({deps['error']})")
-    elif deps:
-        lines.append(f"deps ({deps['cases']} cases): all right {_pct(deps['accuracy'])}; package "
-                     f"{_pct(deps['package_accuracy'])}, pinned spec {_pct(deps['spec_accuracy'])}, "
-                     f"install command {_pct(deps['command_accuracy'])}")
-    sym = extras.get("symbols", {})
-    if "error" in sym:
-        lines.append(f"symbols: not measured ({sym['error']})")
-    elif sym:
-        lines.append(f"symbols ({sym['cases']} cases): right symbol {_pct(sym['symbol_accuracy'])} and exact "
-                     f"releases {_pct(sym['release_accuracy'])} of {sym['sglang_cases']} SGLang errors; no "
-                     f"SGLang answer for {_pct(sym['no_answer_accuracy'])} of {sym['negatives']} other libraries' errors")
-    res = extras.get("resolutions")
-    if res and "error" in res:
-        lines.append(f"resolutions: not measured ({res['error']})")
-    elif res:
-        lines.append(f"resolutions ({res['threads']} threads): right {_pct(res['accuracy'])} "
-                     f"(status {_pct(res.get('status_accuracy'))})")
+    lines = [_part_line("origin", extras.get("origin"), lambda d: (
+        f"origin ({d['cases']} cases): right module+function {_pct(d['origin_accuracy'])} of "
+        f"{d['sglang_messages']} SGLang messages ({_pct(d.get('origin_accuracy_labelled_release'))} given the "
+        f"labelled release); no SGLang origin claimed {_pct(d['no_origin_accuracy'])} of {d['negatives']} other "
+        f"messages; SGLang error lines matching a registry message {_pct(d['registry_match'])}"
+        + (f"; match_origin crashed {d['crashes']} time(s)" if d.get("crashes") else "")))]
+    lines += [_part_line("deps", extras.get("deps"), lambda d: (
+                  f"deps ({d['cases']} cases): all right {_pct(d['accuracy'])}; package "
+                  f"{_pct(d['package_accuracy'])}, pinned spec {_pct(d['spec_accuracy'])}, "
+                  f"install command {_pct(d['command_accuracy'])}")),
+              _part_line("symbols", extras.get("symbols"), lambda d: (
+                  f"symbols ({d['cases']} cases): right symbol {_pct(d['symbol_accuracy'])} and exact "
+                  f"releases {_pct(d['release_accuracy'])} of {d['sglang_cases']} SGLang errors; no SGLang "
+                  f"answer for {_pct(d['no_answer_accuracy'])} of {d['negatives']} other libraries' errors")),
+              _part_line("resolutions", extras.get("resolutions"), lambda d: (
+                  f"resolutions ({d['threads']} threads): right {_pct(d['accuracy'])} "
+                  f"(status {_pct(d.get('status_accuracy'))})"))]
+    lines = [line for line in lines if line]
     return "\n".join(lines)
 
 
