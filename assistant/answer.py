@@ -21,6 +21,7 @@ from assistant.provenance import (dependency_json, dependency_sentence, is_depen
                                   origin_json, paste_dependency, paste_origin, paste_symbol,
                                   symbol_json)
 from assistant.retrieve import Hit, Retrieval
+from assistant.step_versions import step_version_ok
 from assistant.trace import Environment
 
 FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
@@ -142,23 +143,6 @@ def _match(hit: Hit) -> Match:
                  sources, list(hit.evidence), meta)
 
 
-def _version_ok(spec: str | None, version: str | None, registry) -> bool | None:
-    """Does a fix step's version range include the user's version? None when unknown."""
-    if not spec or not version:
-        return None
-    from packaging.specifiers import SpecifierSet
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        v = Version(version)
-    except InvalidVersion:
-        nearest = registry.nearest(version) if registry else None
-        if not nearest:
-            return None
-        v = Version(nearest)
-    return SpecifierSet(spec).contains(Version(v.base_version), prereleases=True)
-
-
 def format_step(text: str, commands, versions: str | None, show_versions: bool,
                 caveat: str | None = None) -> str:
     label = f"[SGLang {versions}] " if versions and show_versions else ""
@@ -256,7 +240,7 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3) -> Ans
     version = env.sglang_version
     fix, dropped = [], []
     for step in meta["fix"]:
-        ok = _version_ok(step.get("versions"), version, registry)
+        ok = step_version_ok(step.get("versions"), version, registry)
         if ok is False:
             continue
         missing = missing_step_flags([step["text"], *step.get("commands", [])], version, registry,

@@ -9,9 +9,10 @@ sentence-transformers, slower but identical.
 Ingest embeds with an int8 copy of the export (attention fused by onnxruntime's transformer
 optimizer, then dynamic quantization of the matrix multiplications, per output channel) on all
 cores, in batches of texts of similar length: about three times the chunks per second of
-sentence-transformers, at a cosine >= 0.99 to its vectors (measured by `python -m evals bench`). Queries run the same int8 copy when the index has it: twice as fast
-as the float export on one thread (about 12 vs 26 ms for a 80-token query here), and the query
-is then embedded exactly as the chunks it is compared with were. An index without the copy (built
+sentence-transformers, at a cosine >= 0.99 to its vectors (measured by `python -m evals bench`).
+Queries run the same int8 copy when the index has it: twice as fast as the float export on one
+thread (about 12 vs 26 ms for a 80-token query here), and the query is then embedded exactly as
+the chunks it is compared with were. An index without the copy (built
 before it existed, or where quantization failed) queries with the float export.
 """
 

@@ -33,6 +33,9 @@ GENERIC_RE = re.compile(
     r"Scheduler hit an exception|(?:Scheduler or DataParallelController|DataParallelController|Scheduler)(?= \d| terminated)|terminated with -?\d+|Received sigquit from a child process?\.?|"
     r"It usually means (?:the|one) child failed\.?|SIGQUIT received\.?(?: signum=\w+, frame=\w+\.?)?|^Message:|Child process unexpectedly failed|Killed|SIGKILL|"
     r"Health check failed|(?:Connection|Read|Request) (?:refused|reset|timed out|closed)(?: by peer)?|"
+    # an HTTP client that reached no server, or a proxy with nothing behind it: says the server was
+    # not there, never why
+    r"All connection attempts failed|\b50[234] (?:Service Unavailable|Bad Gateway|Gateway Time-?out)|"
     r"timed out|Timeout|Watchdog caught collective operation timeout(?::? WorkNCCL\((?:[^()]|\([^()]*\))*\)(?: ran for \d+ milliseconds before timing out\.?)?)?|AssertionError|"
     r"Triton Error \[CUDA\]|Exception in thread \S+|Traceback \(most recent call last\)|"
     r"Please (?:check|see) the (?:error messages? above|log)|Initialization failed|"
@@ -43,7 +46,8 @@ GENERIC_RE = re.compile(
     rf"{SOLUTION_STEP}.*$",
     re.I)
 # what may stand around the generic part without making the line specific
-NOISE_RE = re.compile(r"\b(?:[\w.]*(?:Error|Exception)|RuntimeError|raise|error|failed|at|the|of|with|to|is|"
+NOISE_RE = re.compile(r"https?://\S+|\burl\b|"   # where a client was sending: never what failed
+                      r"\b(?:[\w.]*(?:Error|Exception)|RuntimeError|raise|error|failed|at|the|of|with|to|is|"
                       r"was|in|on|by|for|a|an|and|process|rank|tp|gpu|device|<\w+>)\b|[^\w]+|\b0x[0-9a-f]+\b|\b\d+\b",
                       re.I)
 MAX_SPECIFIC_WORDS = 2

@@ -75,6 +75,8 @@ class Entry:
     notes: str = ""
     path: str = ""
     components: tuple[str, ...] = ()   # what the entry is about, beyond what its lines name
+    # the entry says what a line means and how to find the failure behind it, not that failure
+    diagnosis: bool = False
 
 
     @property
@@ -209,7 +211,8 @@ def parse_entry(text: str, path: str = "") -> Entry:
         if not meta.get(key):
             raise EntryError(f"missing required field '{key}'")
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
-             "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components"}
+             "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
+             "diagnosis"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -229,6 +232,9 @@ def parse_entry(text: str, path: str = "") -> Entry:
     if bad_components:
         raise EntryError(f"components {bad_components} not among the known components "
                          f"({', '.join(sorted(COMPONENT_NAMES))})")
+    diagnosis = meta.get("diagnosis", False)
+    if not isinstance(diagnosis, bool):
+        raise EntryError("'diagnosis' must be true or false")
     versions = meta.get("versions") or {}
     if not isinstance(versions, dict):
         raise EntryError("'versions' must be a mapping with 'affected' and/or 'fixed'")
@@ -267,6 +273,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         notes=match.group(2).strip(),
         path=path,
         components=components,
+        diagnosis=diagnosis,
     )
 
 

@@ -5,8 +5,9 @@ and why (the decision's reasons), and gives what is known for certain: the root 
 where it arises (the failing components, the module of the innermost frame), the detected
 version and flags, similar GitHub reports, and two or three things to collect or try next for
 that component (`assistant.next_steps`). A lead also says what in the user's log would confirm
-it: one of the entry's own error lines that the log does not show yet. A how-to question gets
-the related reading, no fix.
+it: one of the entry's own error lines that the log does not show yet; a lead on a diagnosis
+entry shows that entry's steps as the next steps (they find the failure, they do not fix it). A
+how-to question gets the related reading, no fix.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from assistant.decision import failing_components as components_of
 from assistant.generic_lines import is_generic
 from assistant.next_steps import GENERIC, for_version, steps_for
 from assistant.retrieve import Hit, Retrieval
+from assistant.step_versions import step_version_ok
 from assistant.text import mask
 
 
@@ -110,6 +112,26 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
     return steps
 
 
+DIAGNOSTIC_STEPS = 4
+
+
+def diagnostic_steps(meta: dict, version: str | None, registry) -> list[str]:
+    """A diagnosis entry's own steps for the user's release (they find the failure; they are not
+    its fix), the first few, one line each: their commands stay inline, never a fix's command block."""
+    steps = []
+    for step in meta.get("fix") or ():
+        applies = step_version_ok(step.get("versions"), version, registry)
+        if applies is False:
+            continue
+        line = (f"[SGLang {step['versions']}] " if step.get("versions") and applies is None else "") + step["text"]
+        if step.get("commands"):
+            line += " Commands: " + "; ".join(f"`{command}`" for command in step["commands"])
+        if step.get("caveat"):
+            line += f" (Caution: {step['caveat']})"
+        steps.append(line)
+    return steps[:DIAGNOSTIC_STEPS]
+
+
 def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConfirmed:
     """The content of a lead or unknown answer; `matches` are the answer's Match objects, best
     first (the lead is the first)."""
@@ -129,6 +151,14 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConf
         steps = [f"Read {_reference(top)} ({top.title}) and its sources."]
         steps += [f"Source: {url}" for url in links]
         steps.append("If you hit an error while doing this, paste the full error and your launch command.")
+        return NotConfirmed(outcome, diagnosis, steps, **known)
+    if outcome == LEAD and decision.diagnosis:
+        top = matches[0]
+        diagnosis = (f"Not the cause yet: \"{top.title}\" ({_reference(top)}) says what your error line "
+                     "means and how to find the failure behind it. That failure is not in your paste, so "
+                     "no fix is given; the steps below find it.")
+        steps = diagnostic_steps(retrieval.hits[0].meta, version, registry)
+        steps.append("Paste the first error those steps turn up: it has its own fix.")
         return NotConfirmed(outcome, diagnosis, steps, **known)
     if outcome == LEAD:
         top = matches[0]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from assistant.answer import _version_ok as version_applies
+from assistant.step_versions import step_version_ok as version_applies
 from assistant.provenance import origin_citation, origin_lines, paste_origin
 from assistant.retrieve import Hit, Retrieval
 from assistant.text import has_cjk, tokenize

@@ -33,7 +33,8 @@ _PATTERNS = [
     # well-known token shapes, wherever they appear
     (re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{8,}"), REDACTED),              # Slack bot/user tokens
     (re.compile(r"\bxapp-[A-Za-z0-9-]{8,}"), REDACTED),                       # Slack app tokens
-    (re.compile(r"\bhf_[A-Za-z0-9]{8,}(?!\w)"), REDACTED),   # Hugging Face (not hf_transformers_utils.py)
+    # Hugging Face tokens mix cases and digits; a lower-case name is a module (hf_transformers)
+    (re.compile(r"\bhf_(?=[A-Za-z0-9]*[A-Z0-9])[A-Za-z0-9]{8,}(?!\w)"), REDACTED),
     (re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{8,}"), REDACTED),          # OpenAI-style keys
     (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
     (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), REDACTED),                         # AWS access key ids

@@ -35,7 +35,6 @@ SEED_TRACES = {
     "tp-memory-capacity-unbalanced": "ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes.",
     "port-already-in-use": "python3 -m sglang.launch_server --model-path /models/Qwen2-7B-Instruct --port 30000\n"
         "OSError: [Errno 98] Address already in use",
-    "scheduler-sigquit-terminated": "[2026-05-27 18:34:22] Scheduler or DataParallelController 1880936 terminated with -3",
 }
 
 
@@ -51,6 +50,17 @@ def test_seed_error_messages_name_the_right_entry_first(kb_dir, expected):
     assert out["answer"]["fix"] and out["answer"]["citations"]
     assert set(out["detected"]) >= {"sglang_version", "torch_version", "cuda_version", "gpu", "flags"}
     assert f"kb:{expected}" in out["answer"]["citations"]
+
+
+def test_a_consequence_line_is_a_lead_whose_steps_find_the_real_error(kb_dir):
+    # `terminated with -3` says a child failed, not why: exit 3, the entry named, its steps next
+    result = run_ask("--json", "[2026-05-27 18:34:22] Scheduler or DataParallelController 1880936 terminated with -3",
+                     kb=kb_dir)
+    assert result.returncode == 3, result.stderr.decode()
+    out = json.loads(result.stdout)
+    assert out["outcome"] == "lead" and out["abstained"] is True
+    assert out["matches"][0]["id"] == "scheduler-sigquit-terminated"
+    assert out["answer"]["fix"] == [] and out["next_steps"][0].startswith("Find the first exception")
 
 
 def test_stdin_and_log_file_and_plain_text(kb_dir, tmp_path):

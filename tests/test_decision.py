@@ -56,6 +56,10 @@ def test_generic_lines_are_told_from_specific_ones():
     assert is_generic("4. disable CUDA graph by --disable-cuda-graph. (Not recommended. Huge performance loss)")
     assert is_generic("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, "
                       "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.")
+    # an HTTP client that reached no server says the server was not there, never why
+    assert is_generic("httpx.ConnectError: All connection attempts failed")
+    assert is_generic("Server error '503 Service Unavailable' for url 'http://127.0.0.1:30000/generate'")
+    assert not is_generic("RuntimeError: No healthy workers available")
 
 
 def test_components_are_read_from_backtraces_and_conflict_by_family():
@@ -101,6 +105,16 @@ def test_a_how_to_question_gets_no_error_fix(assistant):
     assert retrieval.outcome != "fix" and retrieval.decision.question
 
 
+def test_a_question_is_pointed_at_an_entry_only_when_it_names_its_error(assistant):
+    # the speculative-decoding crash entries share the topic words, not the question's subject
+    topic = assistant.retrieve(["how do I enable speculative decoding with EAGLE?"])
+    assert topic.outcome == "unknown"
+    named = assistant.retrieve(["How do I get rid of `ValueError: loop argument must agree with lock` when I "
+                                "use sgl.Engine in a Jupyter notebook?"])
+    assert named.decision.question and named.outcome == "lead"
+    assert named.hits[named.decision.top].unit_id == "engine-notebook-event-loop-conflict"
+
+
 def test_the_bundled_log_is_a_fix(assistant):
     from tests.conftest import REPO
 
@@ -110,8 +124,23 @@ def test_the_bundled_log_is_a_fix(assistant):
 
 
 def test_an_entry_about_a_generic_line_answers_that_line_alone(assistant):
-    retrieval = assistant.retrieve(["Received sigquit from a child process. It usually means the child failed."])
-    assert retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "scheduler-sigquit-terminated"
+    line = ("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=1, "
+            "NumelOut=1, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.")
+    retrieval = assistant.retrieve([line])
+    assert retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "nccl-watchdog-timeout-while-serving"
+
+
+def test_a_diagnosis_entry_is_a_lead_whose_steps_find_the_failure(assistant):
+    # `terminated with -3` says a child failed, not why: the entry's steps find the real error,
+    # and the answer says so instead of presenting them as the fix
+    answer = assistant.answer(["Received sigquit from a child process. It usually means the child failed."])
+    assert answer.outcome == "lead" and answer.matches[0].id == "scheduler-sigquit-terminated"
+    assert answer.fix == [] and "Not the cause yet" in answer.diagnosis
+    assert answer.next_steps[0].startswith("Find the first exception in the full log")
+    # a specific error behind it is answered by its own entry
+    behind = assistant.retrieve(["fatal error: cuda_fp8.h: No such file or directory",
+                                 "Received sigquit from a child process. It usually means the child failed."])
+    assert behind.outcome == "fix" and behind.hits[behind.decision.top].unit_id == "flashinfer-jit-missing-cuda-fp8-h"
 
 
 IMA_IN_A_KERNEL = """\
@@ -222,3 +251,23 @@ def test_an_error_quoted_in_a_debug_line_is_not_the_failure(assistant):
     assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "transformers-unknown-model-type")
     shown = assistant.retrieve(text.replace(" - DEBUG - ", " - ERROR - ").splitlines())
     assert shown.hits[0].unit_id == "transformers-unknown-model-type"
+
+
+def test_a_flag_named_in_the_entry_ties_a_generic_line_to_it(assistant):
+    # `invalid device ordinal` alone is any wrong GPU index; the multi-node flags say which case
+    alone = assistant.retrieve(["RuntimeError: CUDA error: invalid device ordinal"])
+    assert not (alone.outcome == "fix" and alone.hits[0].unit_id == "invalid-device-ordinal-gpus-per-node")
+    launch = "python3 -m sglang.launch_server --model-path /model --tp 16 --dist-init-addr 10.0.0.1:20000 --nnodes 2 --node-rank 0"
+    tied = assistant.retrieve([launch, "RuntimeError: CUDA error: invalid device ordinal"])
+    assert tied.outcome == "fix" and tied.hits[tied.decision.top].unit_id == "invalid-device-ordinal-gpus-per-node"
+
+
+def test_a_wrappers_own_check_is_a_fix_and_its_relay_a_lead(assistant):
+    # xinference rejecting the model is the failure itself; "Initialization failed" only relays one
+    own = assistant.retrieve(["xinference.core.worker: Model qwen3.5 cannot be run on engine SGLang."])
+    assert own.outcome == "fix" and own.hits[own.decision.top].unit_id == "xinference-model-not-accepted-by-sglang-engine"
+    relay = ["[address=0.0.0.0:37905, pid=4194] RuntimeError: Initialization failed. Please see the error messages above."]
+    relayed = assistant.retrieve(relay)
+    assert relayed.outcome == "lead" and relayed.hits[0].unit_id == "wrapper-hides-sglang-error"
+    behind = assistant.retrieve([*relay, "fatal error: cuda_fp8.h: No such file or directory"])
+    assert behind.outcome == "fix" and behind.hits[behind.decision.top].unit_id == "flashinfer-jit-missing-cuda-fp8-h"

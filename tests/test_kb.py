@@ -188,6 +188,12 @@ def test_caveat_must_be_text(entries):
     assert any("'caveat' must be a non-empty string" in e for e in errors), errors
 
 
+def test_diagnosis_must_be_true_or_false(entries):
+    errors = _errors_for(entries, GOOD.replace("confidence:", "diagnosis: sometimes\nconfidence:", 1))
+    assert any("'diagnosis' must be true or false" in e for e in errors), errors
+    assert not _errors_for(entries, GOOD.replace("confidence:", "diagnosis: true\nconfidence:", 1))
+
+
 def test_caveat_is_shown_under_its_step_in_the_answer():
     from assistant.answer import compose_extractive
     from assistant.render import render_text
