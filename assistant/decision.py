@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from assistant.components import components_in, conflicts, specific
-from assistant.generic_lines import is_generic
+from assistant.generic_lines import is_generic, specific_words
 from assistant.index import Index
 from assistant.environment import HARDWARE_HINTS
 from assistant.intent import is_question
@@ -212,6 +212,9 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
                 f"({_short(top.evidence[0]) if top.evidence else 'an error line'}); nothing else in "
                 "your log ties it to this entry"
                 + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
+        wrapped = _unexplained_wrapped_message(top)
+        if wrapped:
+            reasons.append(f"Your error line goes on to say {_short(wrapped)}, which this entry does not explain.")
         site = _other_emission_site(top, analysis)
         if site:
             reasons.append(site)
@@ -255,6 +258,36 @@ def _other_emission_site(top, analysis: Analysis) -> str | None:
     if origin_agrees(top.meta, origin) is False:
         return (f"Your error is raised in SGLang's {origin.module}:{origin.function}; this entry's "
                 "error lines come from other places in SGLang.")
+    return None
+
+
+# what follows a matched line that stops inside an exception's header (`KVTransferError(room=` then
+# `123): Aborted by AbortReq.`): the exception's own message, the failure's own words
+WRAPPED_MESSAGE_RE = re.compile(r"^(?:[^():]*\))?:\s*(\S.*)$")
+
+
+def _unexplained_wrapped_message(top) -> str | None:
+    """The message of an exception whose header alone the entry matched, when it says something
+    specific that the entry's own lines do not: `KVTransferError(bootstrap_room=...): Aborted by
+    AbortReq.` matched by `KVTransferError(bootstrap_room=` is an abort, not the network failure
+    the entry is about. Only for an entry that matched no specific line of its own."""
+    if top.signature < SIGNATURE_OK or _specific_signatures(top):
+        return None
+    for line in top.evidence:
+        masked_line = mask(line).lower()
+        for sig in _matched_signatures(top):
+            masked, _ = masked_signature(sig)
+            at = masked_line.find(masked)
+            found = WRAPPED_MESSAGE_RE.match(masked_line[at + len(masked):]) if at >= 0 and masked else None
+            if not found:
+                continue
+            message = found.group(1)
+            # what the message says beyond generic phrases (`CUDA out of memory. Tried to allocate ...`)
+            words = " ".join(specific_words(message))
+            if tokenize(words) and _line_coverage(top.meta, words) < ROOT_COVERAGE_OK:
+                # the user's own words, not the masked ones
+                return next((line[m.end():] for m in re.finditer(r":\s*", line)
+                             if mask(line[m.end():]).lower() == message), message)
     return None
 
 

@@ -59,5 +59,9 @@ def is_generic(line: str) -> bool:
     names, numbers, addresses and at most two other words)."""
     if not GENERIC_RE.search(line):
         return False
-    rest = NOISE_RE.sub(" ", GENERIC_RE.sub(" ", line)).split()
-    return len(rest) <= MAX_SPECIFIC_WORDS
+    return len(specific_words(line)) <= MAX_SPECIFIC_WORDS
+
+
+def specific_words(line: str) -> list[str]:
+    """What a line says beyond the generic failure phrases and the noise around them."""
+    return NOISE_RE.sub(" ", GENERIC_RE.sub(" ", line)).split()

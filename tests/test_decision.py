@@ -271,3 +271,20 @@ def test_a_wrappers_own_check_is_a_fix_and_its_relay_a_lead(assistant):
     assert relayed.outcome == "lead" and relayed.hits[0].unit_id == "wrapper-hides-sglang-error"
     behind = assistant.retrieve([*relay, "fatal error: cuda_fp8.h: No such file or directory"])
     assert behind.outcome == "fix" and behind.hits[behind.decision.top].unit_id == "flashinfer-jit-missing-cuda-fp8-h"
+
+
+KV_ABORTED = """\
+[2025-11-05 16:35:02] The server is fired up and ready to roll!
+[2025-11-05 16:39:09 TP0] Decode transfer failed for request rank=0 decode_req.req.rid='78fde411' decode_req.req.bootstrap_room=4793981895866140836 with exception KVTransferError(bootstrap_room=4793981895866140836): Aborted by AbortReq.
+"""
+KV_NETWORK = KV_ABORTED.replace("Aborted by AbortReq.", "Failed to get kvcache from prefill instance, it might be dead")
+
+
+def test_a_generic_exceptions_own_message_must_be_explained(assistant):
+    """`KVTransferError(...)` is the kind of failure; what follows its colon is which one. An abort
+    is not the RDMA network failure, though both raise KVTransferError in a PD log."""
+    aborted = assistant.retrieve(KV_ABORTED.splitlines())
+    assert aborted.outcome != "fix"
+    assert any("Aborted by AbortReq" in r for r in aborted.decision.reasons)
+    network = assistant.retrieve(KV_NETWORK.splitlines())
+    assert network.outcome == "fix" and network.hits[0].unit_id == "pd-kv-transfer-network"
