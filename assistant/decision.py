@@ -92,6 +92,10 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
     for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
         if hit.kind != "entry" or hit.signature < SIGNATURE_OK:
             continue
+        if first.diagnosis and not set(hit.evidence) - set(hits[0].evidence):
+            # the top entry says the lines it matched relay a failure shown elsewhere: an entry
+            # matching only those same lines cannot name that failure either
+            continue
         alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
         if alt.outcome == FIX:
             return replace(alt, top=i)

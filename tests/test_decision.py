@@ -288,3 +288,17 @@ def test_a_generic_exceptions_own_message_must_be_explained(assistant):
     assert any("Aborted by AbortReq" in r for r in aborted.decision.reasons)
     network = assistant.retrieve(KV_NETWORK.splitlines())
     assert network.outcome == "fix" and network.hits[0].unit_id == "pd-kv-transfer-network"
+
+
+CLIENT_REFUSED = """\
+sglang.launch_server crashes intermittently under load (`Connection refused`)
+Error: ('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))
+Error: HTTPConnectionPool(host='10.0.0.8', port=30033): Max retries exceeded with url: /v1/chat/completions (Caused by NewConnectionError('<urllib3.connection.HTTPConnection object at 0x7f607c17e250>: Failed to establish a new connection: [Errno 111] Connection refused'))
+"""
+
+
+def test_a_client_that_lost_the_server_gets_no_fix_from_an_entry_on_the_same_line(assistant):
+    """The client's refusal relays a failure the paste does not show: an entry that matched only
+    that same line (a PD bootstrap port, say) is not promoted over the diagnosis to a fix."""
+    retrieval = assistant.retrieve(CLIENT_REFUSED.splitlines())
+    assert retrieval.outcome != "fix"
