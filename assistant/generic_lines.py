@@ -28,6 +28,9 @@ GENERIC_RE = re.compile(
     r"Capture (?:prefill )?cuda graph failed:?|Possible solutions:?|"
     r"KVTransferError(?:\([^)]*\))?|Failed to get kvcache from prefill instance|(?:could|might) be dead|"
     r"CUDA out of memory\..*|OutOfMemoryError|out of memory|OOM|"
+    # torch lists every process on the GPU under each OOM, this one included: who holds memory,
+    # not that another process is the cause
+    r"Process \d+ has [\d.]+ [KMGT]i?B memory in use\.?|"
     r"NCCL error\w*|\(?run with NCCL_DEBUG=\w+ for details\)?|nccl\w*Error|unhandled (?:system|cuda) error|ncclInternalError|"
     r"Error building extension|ninja: build stopped: subcommand failed\.?|CalledProcessError|"
     r"Scheduler hit an exception|(?:Scheduler or DataParallelController|DataParallelController|Scheduler)(?= \d| terminated)|terminated with -?\d+|Received sigquit from a child process?\.?|"

@@ -56,6 +56,8 @@ def test_generic_lines_are_told_from_specific_ones():
     assert is_generic("4. disable CUDA graph by --disable-cuda-graph. (Not recommended. Huge performance loss)")
     assert is_generic("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, "
                       "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.")
+    # torch names every process on the GPU under each OOM, the failing one included
+    assert is_generic("Process 6397 has 386.00 MiB memory in use.")
     # an HTTP client that reached no server says the server was not there, never why
     assert is_generic("httpx.ConnectError: All connection attempts failed")
     assert is_generic("Server error '503 Service Unavailable' for url 'http://127.0.0.1:30000/generate'")
@@ -302,3 +304,18 @@ def test_a_client_that_lost_the_server_gets_no_fix_from_an_entry_on_the_same_lin
     that same line (a PD bootstrap port, say) is not promoted over the diagnosis to a fix."""
     retrieval = assistant.retrieve(CLIENT_REFUSED.splitlines())
     assert retrieval.outcome != "fix"
+
+
+TORCH_OOM_WITH_PROCESS_LIST = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_executor/model_runner.py", line 1502, in forward_extend
+    return self.model.forward(
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 150.00 MiB. GPU 0 has a total capacity of 23.52 GiB of which 125.38 MiB is free. Process 6397 has 386.00 MiB memory in use. Including non-PyTorch memory, this process has 22.98 GiB memory in use. Of the allocated memory 17.72 GiB is allocated by PyTorch, and 213.98 MiB is reserved by PyTorch but unallocated.
+"""
+
+
+def test_the_process_list_under_every_torch_oom_is_not_another_process_holding_the_gpu(assistant):
+    """torch lists the GPU's processes under every OOM; that list alone does not make the
+    'another process holds the GPU' entry the fix (here this process holds 23 of 23.5 GiB)."""
+    retrieval = assistant.retrieve(TORCH_OOM_WITH_PROCESS_LIST.splitlines())
+    assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "oom-gpu-held-by-other-process")
