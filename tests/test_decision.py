@@ -319,3 +319,17 @@ def test_the_process_list_under_every_torch_oom_is_not_another_process_holding_t
     'another process holds the GPU' entry the fix (here this process holds 23 of 23.5 GiB)."""
     retrieval = assistant.retrieve(TORCH_OOM_WITH_PROCESS_LIST.splitlines())
     assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "oom-gpu-held-by-other-process")
+
+
+UNRELATED_INDEX_ERROR = """\
+[Bug] IndexError: list index out of range
+python3 -m sglang.launch_server --model-path lmms-lab/llava-onevision-qwen2-7b-ov --port=30000 --chat-template=chatml-llava
+[17:39:10] server_args=ServerArgs(model_path='lmms-lab/llava-onevision-qwen2-7b-ov', tokenizer_path='lmms-lab/llava-onevision-qwen2-7b-ov', tokenizer_mode='auto', skip_tokenizer_init=False, load_format='auto', dtype='auto', kv_cache_dtype='auto', trust_remote_code=False, context_length=None, quantization=None, served_model_name='lmms-lab/llava-onevision-qwen2-7b-ov', chat_template='chatml-llava', is_embedding=False, host='127.0.0.1', port=30000)
+"""
+
+
+def test_a_paste_only_loosely_like_an_entry_is_unknown_not_a_lead(assistant):
+    """A lead must be plausibly related: a bare IndexError from a LLaVA launch shares only a few
+    words with any entry (the reranker entry's `input_type=list`), so it is unknown."""
+    retrieval = assistant.retrieve(UNRELATED_INDEX_ERROR.splitlines())
+    assert retrieval.outcome == "unknown", (retrieval.outcome, [h.unit_id for h in retrieval.hits[:2]])
