@@ -48,7 +48,7 @@ COVERAGE_WEIGHT = 0.5
 SIGNATURE_COVERAGE_WEIGHT = 0.5
 # below EVIDENCE_OK but this close, with no matched line: still a lead worth naming. On the dev
 # reports a lead below 0.9 (or on a near-miss of a line) named a related entry 16 times in 104,
-# above it 99 in 215: below, the paste is unknown rather than pointed at a stranger's entry
+# above it 99 in 215: below, the paste is unknown rather than pointed at an unrelated entry
 LEAD_EVIDENCE = 0.9
 # a specific root error that no signature matched must be mostly covered by the entry's lines
 ROOT_COVERAGE_OK = 0.6
