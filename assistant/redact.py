@@ -26,8 +26,10 @@ SECRET_ENV_VARS = ("ASK_API_KEY", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_S
 MIN_SECRET_CHARS = 6   # shorter values ("1", "yes") would blank out ordinary words
 
 # values that only stand for a secret: $HF_TOKEN, <key>, [0-9]*, EMPTY (the OpenAI client's dummy
-# key), hf_... (a prefix and an ellipsis)
-_PLACEHOLDER = r"(?!\$|<|\[|\{|\*|[\w-]*(?:\.\.\.|…)|(?:EMPTY|None|null|none|xxx+|your[_-])(?:[\s\"',;}]|$))"
+# key), hf_... (a prefix and an ellipsis); and the words of a sentence about a flag ("start it with
+# --api-key and send the key", "--api-key in its command line")
+_PROSE_WORD = r"(?:and|or|the|a|an|in|on|of|to|is|are|was|with|without|for|from|as|at|but|then|when|if|set|flag|option)"
+_PLACEHOLDER = rf"(?!\$|<|\[|\{{|\*|[\u3400-\u9fff\uff00-\uffef]|[\w-]*(?:\.\.\.|…)|(?:EMPTY|None|null|none|xxx+|your[_-]|{_PROSE_WORD}\b)(?:[\s\"',;:.)}}`]|$))"
 _SECRET_NAME = r"(?:api[_-]?key|access[_-]?key|secret(?:[_-]?key)?|token|password|passwd|pwd|auth)"
 _PATTERNS = [
     # well-known token shapes, wherever they appear
@@ -40,7 +42,9 @@ _PATTERNS = [
     (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), REDACTED),                         # AWS access key ids
     (re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+"), REDACTED),  # JWTs
     # Authorization / X-Api-Key headers: the whole value (it may be "Bearer <token>")
-    (re.compile(r"(?i)(?<![\w-])((?:proxy-)?authorization|x-api-key|api-key)(\s*[:=]\s*)[^\r\n,;'\"}]+"),
+    # (not a placeholder: `Authorization: Bearer <key>`, `Bearer $OPENAI_API_KEY` in a how-to)
+    (re.compile(r"(?i)(?<![\w-])((?:proxy-)?authorization|x-api-key|api-key)(\s*[:=]\s*)"
+                r"(?!\s*(?:Bearer\s+)?(?:<[^>\s]*>|\$\{?\w+\}?)(?:[\s'\",;`)\\]|$))[^\r\n,;'\"}]+"),
      rf"\1\2{REDACTED}"),
     # a bare "Bearer <token>" (a header repeated without its name)
     (re.compile(r"(?<![\w-])(Bearer\s+)(?!\[redacted\])[A-Za-z0-9._~+/=-]{6,}"), rf"\1{REDACTED}"),
@@ -48,7 +52,8 @@ _PATTERNS = [
     (re.compile(rf"(?i)(?<![\w-])(--?[\w-]*{_SECRET_NAME})(?![\w-])(=|\s+){_PLACEHOLDER}(?!-)(\S+)"),
      rf"\1\2{REDACTED}"),
     # password=..., HF_TOKEN=..., "api_key": "..." (numbers like `#token: 342` in SGLang's logs stay)
-    (re.compile(rf"(?i)\b([\w.-]*{_SECRET_NAME})\b([\"']?\s*[=:]\s*)([\"']?){_PLACEHOLDER}(?!\d+(?:\.\d+)?\b)([^\s\"'&,;}}]+)"),
+    # (a `--flag:` in a sentence is prose, not an assignment)
+    (re.compile(rf"(?i)(?<![\w.-])(?!-)([\w.-]*{_SECRET_NAME})\b([\"']?\s*[=:]\s*)([\"']?){_PLACEHOLDER}(?!\d+(?:\.\d+)?\b)([^\s\"'&,;}}]+)"),
      rf"\1\2\3{REDACTED}"),
     # credentials inside URLs: scheme://user:password@host
     (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s@/]+@"), rf"\1{REDACTED}@"),

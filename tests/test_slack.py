@@ -470,7 +470,11 @@ def test_redaction_hides_secrets_and_keeps_log_numbers_and_kb_text():
     kept = ["Decode batch. #running-req: 1, #token: 342, token usage: 0.01",
             "--max-prefill-tokens 16384 --tokenizer-path /models/tok", "a 64K-token request",
             "--hf-token $HF_TOKEN", 'OpenAI(base_url="http://localhost:30000/v1", api_key="EMPTY")',
-            'File "/sgl-workspace/sglang/python/sglang/srt/utils/hf_transformers/config.py", line 336']
+            'File "/sgl-workspace/sglang/python/sglang/srt/utils/hf_transformers/config.py", line 336',
+            # how-to prose and placeholders about the flag and the header are not secrets
+            "a server started with --api-key and a client that sends no key",
+            "-H 'Authorization: Bearer <key>'", '-H "Authorization: Bearer $OPENAI_API_KEY"',
+            "401 表示 --api-key 与请求携带的密钥不一致", "SGLang with --api-key: POST /v1/responses answers 401"]
     assert [redact(t) for t in kept] == kept
     kb_text = "".join(p.read_text() for p in sorted((REPO / "kb" / "entries").glob("*.md")))
     assert redact(kb_text) == kb_text, "the KB's own advice is never mangled"
