@@ -279,10 +279,10 @@ def _unexplained_wrapped_message(top) -> str | None:
     the entry is about. Only for an entry that matched no specific line of its own."""
     if top.signature < SIGNATURE_OK or _specific_signatures(top):
         return None
+    headers = [masked_signature(sig)[0] for sig in _matched_signatures(top)]
     for line in top.evidence:
         masked_line = mask(line).lower()
-        for sig in _matched_signatures(top):
-            masked, _ = masked_signature(sig)
+        for masked in headers:
             at = masked_line.find(masked)
             found = WRAPPED_MESSAGE_RE.match(masked_line[at + len(masked):]) if at >= 0 and masked else None
             if not found:
@@ -429,10 +429,6 @@ def _root_unexplained(top, analysis: Analysis) -> list[str]:
     if shared and top.signature >= SIGNATURE_OK:
         return []   # another line of the same component's failure, which the entry did match
     return [f"Your first error, {_short(root.text)}, is not one this entry explains."]
-
-
-def _only_generic(evidence) -> bool:
-    return bool(evidence) and all(is_generic(line) for line in evidence)
 
 
 def _version_conflict(meta: dict, version: str | None) -> str | None:
