@@ -11,12 +11,13 @@ error is emitted (`origin`) and, for a dependency problem, the pin of the user's
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from assistant.commands import sglang_names
 from assistant.deps import DependencyAdvice
 from assistant.origin import Origin
 from assistant.symbols import SymbolHistory
+from assistant.release_range import release_range
 from assistant.provenance import (dependency_json, dependency_sentence, is_dependency_entry,
                                   origin_json, paste_dependency, paste_origin, paste_symbol,
                                   symbol_json)
@@ -215,8 +216,18 @@ def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:
     return answer
 
 
+def dated_environment(analysis) -> Environment:
+    """The environment the paste shows; without a version line, the releases its traceback's
+    SGLang files exist in (`assistant.release_range`)."""
+    env = analysis.environment
+    if env.sglang_version:
+        return env
+    releases = release_range(analysis.sglang_frames)
+    return replace(env, sglang_releases=releases.describe()) if releases else env
+
+
 def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3) -> Answer:
-    env = retrieval.analysis.environment
+    env = dated_environment(retrieval.analysis)
     matches = [_match(h) for h in retrieval.hits[:top_k]]
     similar = [_match(h) for h in retrieval.similar][:5]
     primary = retrieval.analysis.primary.text if retrieval.analysis.primary else None
@@ -270,7 +281,7 @@ def _compose_from_unit(retrieval, matches, similar, warnings, primary, registry=
     (assistant.issue_answer); a document (or an issue indexed before resolutions were read) is
     pointed at, with no invented fix."""
     top = retrieval.hits[0]
-    env = retrieval.analysis.environment
+    env = dated_environment(retrieval.analysis)
     if top.kind == "issue" and isinstance(top.meta.get("resolution"), dict):
         from assistant.issue_answer import issue_answer
 
@@ -290,6 +301,6 @@ def _compose_from_unit(retrieval, matches, similar, warnings, primary, registry=
     fix = [f"Read {top.url or top.meta.get('path', top.unit_id)}: it reports the same error"
            + (" and how it was resolved." if top.meta.get("resolved") else ".")]
     return Answer(matches=matches, abstained=False, diagnosis=diagnosis, fix=fix, warnings=warnings,
-                  citations=[top.url or top.unit_id], detected=retrieval.analysis.environment,
+                  citations=[top.url or top.unit_id], detected=dated_environment(retrieval.analysis),
                   confidence=retrieval.confidence, similar_issues=similar, primary_error=primary,
                   next_steps=list(COLLECT_NEXT[:2]))

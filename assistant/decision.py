@@ -32,6 +32,7 @@ from assistant.environment import HARDWARE_HINTS
 from assistant.intent import is_question
 from assistant.origin_check import origin_agrees
 from assistant.provenance import paste_origin
+from assistant.release_range import release_range
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence
@@ -237,10 +238,26 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
             # a log that names no hardware is most likely from NVIDIA GPUs: an entry about another
             # platform (AMD, Moore Threads, Ascend) needs a sign of that platform in the paste
             reasons.append(f"This entry is about {', '.join(wanted)} hardware; nothing in your log shows it.")
-    version_note = _version_conflict(meta, analysis.environment.sglang_version)
+    version_note = (_version_conflict(meta, analysis.environment.sglang_version)
+                    or _frames_conflict(meta, analysis))
     if version_note:
         reasons.append(version_note)
     return reasons
+
+
+def _frames_conflict(meta: dict, analysis: Analysis) -> str | None:
+    """A paste without a version line still dates itself: its SGLang frames exist only in some
+    releases (`assistant.release_range`)."""
+    if analysis.environment.sglang_version or not (meta.get("affected") or meta.get("fixed")):
+        return None
+    releases = release_range(analysis.sglang_frames)
+    if releases is None or not releases.conflict(meta.get("affected") or "", meta.get("fixed")):
+        return None
+    where = "; ".join(releases.evidence) or "its SGLang frames"
+    about = (f"is about SGLang {meta['affected']}" if meta.get("affected") else "")
+    fixed = (f"was fixed in SGLang {meta['fixed']}" if meta.get("fixed") else "")
+    return (f"Your traceback ({where}) comes from SGLang {releases.describe()}; this entry "
+            + " and ".join(x for x in (about, fixed) if x) + ".")
 
 
 def _mentions_hardware(analysis: Analysis, wanted) -> bool:

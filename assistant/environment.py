@@ -129,12 +129,13 @@ class Environment:
     hardware: str | None = None  # nvidia / amd / musa / ascend
     flags: tuple[str, ...] = ()  # "--tp 8", "--enable-dp-attention", as the user wrote them
     launch_command: str | None = None
+    sglang_releases: str | None = None   # no version line: what the traceback's frames allow
 
     def to_dict(self) -> dict:
         return {"sglang_version": self.sglang_version, "torch_version": self.torch_version,
                 "cuda_version": self.cuda_version, "flashinfer_version": self.flashinfer_version,
                 "gpu": self.gpu, "hardware": self.hardware, "flags": list(self.flags),
-                "launch_command": self.launch_command}
+                "launch_command": self.launch_command, "sglang_releases": self.sglang_releases}
 
 
 def _first(res, text):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from assistant.step_versions import step_version_ok as version_applies
 from assistant.provenance import origin_citation, origin_lines, paste_origin
+from assistant.release_range import release_range
 from assistant.retrieve import Hit, Retrieval
 from assistant.text import has_cjk, tokenize
 
@@ -222,6 +223,10 @@ def render_trace(retrieval: Retrieval) -> str:
     detected = [f"{label} {value}" for label, value in (
         ("SGLang", env.sglang_version), ("torch", env.torch_version), ("CUDA", env.cuda_version),
         ("flashinfer", env.flashinfer_version), ("GPU", env.gpu), ("hardware", env.hardware)) if value]
+    if not env.sglang_version:
+        releases = release_range(analysis.sglang_frames)
+        if releases:
+            detected.insert(0, f"SGLang {releases.describe()} (by the files in the traceback)")
     lines.append("Detected environment: " + (", ".join(detected) or "no versions found in the paste"))
     if env.flags:
         lines.append("Launch flags: " + " ".join(env.flags))

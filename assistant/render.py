@@ -18,6 +18,8 @@ def _detected_line(answer: Answer) -> str:
     parts = []
     if env.sglang_version:
         parts.append(f"SGLang {env.sglang_version}")
+    elif env.sglang_releases:
+        parts.append(f"SGLang {env.sglang_releases} (by the files in your traceback)")
     if env.torch_version:
         parts.append(f"torch {env.torch_version}")
     if env.cuda_version:

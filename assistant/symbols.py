@@ -144,6 +144,15 @@ class SymbolRegistry:
                 found |= self.attribute(base, attribute, depth + 1) & parse_ranges(spans)
         return found
 
+    def is_torch_module(self, class_name: str, depth: int = 0) -> bool:
+        """Whether the class derives from torch's nn.Module in some release."""
+        record = self._record("classes", class_name)
+        if record is None or depth > MAX_BASE_DEPTH:
+            return False
+        bases = [base for base in record.get("b", {}) if base != class_name]
+        return any(base.rpartition(".")[2] == "Module" for base in bases) or any(
+            self.is_torch_module(base, depth + 1) for base in bases)
+
     def parameter(self, owner: str, name: str, release: int, depth: int = 0) -> tuple[bool, bool, bool] | None:
         """(takes ``name``, requires it, takes **kwargs) for a function, ``Class.__init__`` or
         ``Class.method`` in one release; None when it does not exist there."""
@@ -410,6 +419,11 @@ def _lookup(kind, match, line, registry: SymbolRegistry, mentions_sglang, other_
         if not owner_is_sglang(f"{key}.x", registry, mentions_sglang, other_library):
             return None
         indices, known = registry.attribute(key, name), True
+        if not indices and registry.is_torch_module(key):
+            # a torch module also has the parameters and submodules registered on it at run time
+            # (a quantization method's create_weights adds `weight`): reading the source cannot
+            # tell that no release has one
+            return None
     else:
         owner = _callable_name(match.group(1))
         name = match.group(2)

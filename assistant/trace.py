@@ -64,6 +64,7 @@ DEBUG_LEVEL_RE = re.compile(r"^(?:-\s+)?(?:[\w.:]+\s+-\s+)?\[?DEBUG\]?(?:\s+-\s+
 WARNING_RE = re.compile(r"\bWARN(?:ING)?\b|\bwarn\b|UserWarning")
 # a frame of a native backtrace: "libucs.so.0(ucs_handle_error+0x2dc)", "#3 0x7f.. in ncclX () from ..."
 NATIVE_FRAME_RE = re.compile(r"\.so(?:\.\d+)*\b[^\s]*\(|^\s*#\d+\s+0x[0-9a-f]+|\bin \w+ \(\) from /|\[0x[0-9a-f]+\]")
+MAX_SGLANG_FRAMES = 64
 FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+, in (\S+)')
 INFO_HINT_RE = re.compile(
     r"Waiting for \d+ workers|Init torch distributed begin|Load weight begin|KV Cache is allocated|"
@@ -102,6 +103,7 @@ class Analysis:
     mentions_sglang: bool = False
     plain_lines: tuple[str, ...] = ()  # the first distinct non-error lines (a fallback query)
     frame_files: tuple[str, ...] = ()   # file paths of the first traceback's frames, innermost last
+    sglang_frames: tuple[tuple[str, str], ...] = ()  # (file, function) of SGLang frames: date the release
     native_lines: tuple[str, ...] = ()  # native backtrace lines (`libucs.so(ucs_handle_error+0x2dc)`)
 
     @property
@@ -153,6 +155,7 @@ class _State:
     errors: dict[str, list] = field(default_factory=dict)  # masked -> [text, line_no, count, kind]
     frames: list[str] = field(default_factory=list)
     frame_files: list[str] = field(default_factory=list)
+    sglang_frames: dict[tuple[str, str], None] = field(default_factory=dict)   # every traceback's
     native: list[str] = field(default_factory=list)
     frames_done: bool = False
     in_traceback: bool = False
@@ -257,6 +260,8 @@ def _feed(raw: str, st: _State) -> None:
     if "ServerArgs(" in text or text.count("=") > 8:
         return  # a configuration dump, not an error (it says "timeout=" and "log_level=")
     if frame:
+        if "sglang" in frame.group(1) and len(st.sglang_frames) < MAX_SGLANG_FRAMES:
+            st.sglang_frames[(frame.group(1), frame.group(2))] = None
         if not st.frames_done:
             st.frames.append(frame.group(2))
             st.frame_files.append(frame.group(1))
@@ -412,6 +417,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         errors=errors,
         frames=tuple(dict.fromkeys(st.frames))[-12:],
         frame_files=tuple(dict.fromkeys(st.frame_files))[-12:],
+        sglang_frames=tuple(st.sglang_frames),
         native_lines=tuple(st.native),
         question=" ".join(st.prose)[:2000],
         masked_lines=tuple(dict.fromkeys(kept)),

@@ -479,6 +479,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     document = build(versions, cache_dir)
     path = write_symbols(args.out_dir, document)
+    from ingest.sglang_frames import write_frames   # the small table tracebacks are dated with
+
+    write_frames(args.out_dir, document)
     log(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB, {len(versions)} releases, "
         f"{json.dumps(document['summary'])}) in {time.monotonic() - started:.0f} s")  # fmt: skip
     return 0

@@ -1,0 +1,144 @@
+"""Which SGLang releases a traceback can come from, read from its frames.
+
+Most pastes do not say which SGLang they come from, but their traceback does: a frame
+``File ".../sglang/srt/managers/scheduler_pp_mixin.py", line 122, in event_loop_pp`` exists
+only in releases that have that module and that function in it. The releases every SGLang
+frame agrees on (from kb/sglang_frames.json.gz, built by ``python -m ingest.sglang_frames``)
+bound the user's release: an entry about SGLang <0.2 does not explain a crash inside a module
+added in 0.5.4.
+
+The bound is one-sided where the registry cannot see: a module present in its oldest release
+(0.4.0) may be older still, and one present in its newest may live on. Frames the registry
+does not know (a fork, a checkout newer than the registry, a nested function) are ignored, and
+frames that agree on no release give no answer at all.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from assistant.resources import kb_file
+
+DEFAULT_PATH = kb_file("sglang_frames.json.gz")
+# ".../site-packages/sglang/srt/managers/scheduler.py" or ".../sglang/python/sglang/srt/..."
+SGLANG_FILE = re.compile(r"(?:^|[/\\])(sglang(?:[/\\][\w.-]+)+?)\.py$")
+# stand-ins for the releases the registry does not hold: before its oldest, after its newest
+OLDER = tuple(Version(v) for v in ("0.1.0", "0.2.0", "0.3.0", "0.3.6"))
+NEWER = tuple(Version(v) for v in ("0.6.0", "1.0.0"))
+
+
+@dataclass(frozen=True)
+class ReleaseRange:
+    releases: tuple[str, ...]     # the registry's releases the frames agree on, oldest first
+    open_below: bool              # the oldest one is the registry's oldest: older ones fit too
+    open_above: bool              # the newest one is the registry's newest: newer ones fit too
+    evidence: tuple[str, ...]     # the frames that bound it ("scheduler_pp_mixin.py in event_loop_pp")
+
+    def describe(self) -> str:
+        first, last = self.releases[0], self.releases[-1]
+        if self.open_below and self.open_above:
+            return "any release"
+        if self.open_above:
+            return f"{first} or later"
+        if self.open_below:
+            return f"{last} or earlier"
+        return first if first == last else f"{first} to {last}"
+
+    def conflict(self, affected: str, fixed: str | None) -> bool:
+        """True when no release in the range is one the entry is about (or all have its fix)."""
+        try:
+            spec = SpecifierSet(affected or "")
+            fixed_in = Version(fixed) if fixed else None
+        except (InvalidSpecifier, InvalidVersion):
+            return False
+        candidates = [Version(v) for v in self.releases]
+        candidates += list(OLDER) * self.open_below + list(NEWER) * self.open_above
+        return not any(spec.contains(v, prereleases=True) and (fixed_in is None or v < fixed_in)
+                       for v in candidates)
+
+
+@dataclass(frozen=True)
+class _Table:
+    releases: tuple[str, ...]
+    modules: dict
+
+    @classmethod
+    @lru_cache(maxsize=2)
+    def load(cls, path: Path = DEFAULT_PATH) -> "_Table | None":
+        try:
+            with gzip.open(path, "rt", encoding="utf-8") as handle:
+                document = json.load(handle)
+            return cls(tuple(document["releases"]), document["modules"])
+        except (OSError, ValueError, KeyError):   # a clone without the table: no inference
+            return None
+
+
+@lru_cache(maxsize=4096)
+def _spans(text: str) -> frozenset[int]:
+    out: set[int] = set()
+    for span in text.split(","):
+        if span:
+            first, _, last = span.partition("-")
+            out.update(range(int(first), int(last or first) + 1))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=2048)
+def _module_functions(record: str) -> tuple[str, dict[str, str]]:
+    span, *functions = record.split("\t")
+    return span, dict(item.split("=", 1) for item in functions)
+
+
+def module_of(path: str) -> str | None:
+    """"/x/site-packages/sglang/srt/managers/scheduler.py" -> "sglang.srt.managers.scheduler"."""
+    match = SGLANG_FILE.search(path.strip())
+    if not match:
+        return None
+    # the last "sglang/" in a checkout path (".../sglang/python/sglang/srt/...") is the package
+    parts = re.split(r"[/\\]", match.group(1))
+    start = max(i for i, part in enumerate(parts) if part == "sglang")
+    parts = parts[start:]
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+@lru_cache(maxsize=1024)
+def release_range(frames: tuple[tuple[str, str], ...], path: Path = DEFAULT_PATH) -> ReleaseRange | None:
+    """The releases that every known SGLang frame ((file, function) pairs) exists in; None when
+    the frames say nothing beyond "some release" or contradict each other."""
+    table = _Table.load(path)
+    if table is None or not frames:
+        return None
+    everything = frozenset(range(len(table.releases)))
+    agreed = everything
+    evidence: list[str] = []
+    for file, function in frames:
+        module = module_of(file)
+        record = table.modules.get(module) if module else None
+        if record is None:
+            continue
+        span, functions = _module_functions(record)
+        releases = _spans(span)
+        if function in functions:
+            releases &= _spans(functions[function])
+        if releases and releases != everything and not releases >= agreed:
+            evidence.append(f"{module.rsplit('.', 1)[-1]}.py in {function}")
+        agreed &= releases
+        if not agreed:
+            return None
+    if agreed == everything:
+        return None
+    ordered = sorted(agreed)
+    return ReleaseRange(
+        releases=tuple(table.releases[i] for i in ordered),
+        open_below=ordered[0] == 0, open_above=ordered[-1] == len(table.releases) - 1,
+        evidence=tuple(evidence[-3:]))
