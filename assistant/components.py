@@ -60,6 +60,8 @@ COMPONENTS: tuple[Component, ...] = (
                r"\bMI\d{3}[A-Z]?\b|TensileLibrary|rocblas|hipblas", family="rocm"),
     _c("musa", r"\bMUSA\b|mtgpu|mtshmem|\bMTT\b|torch_musa", family="musa"),
     _c("ascend", r"\bAscend\b|\bnpu\b|torch_npu|\bCANN\b|\bhccl\b", family="ascend"),
+    # SGLang-JAX: another code base (TPU, XLA), not SGLang's CUDA runtime
+    _c("jax", r"sgl_jax|sglang-jax|\bjaxlib\b|[/\\]jax[/\\]|XlaRuntimeError|\blibtpu\b", family="jax"),
     _c("xgrammar", r"xgrammar", family="grammar"),
     _c("outlines", r"\boutlines\b", family="grammar"),
     _c("llguidance", r"llguidance", family="grammar"),

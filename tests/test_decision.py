@@ -333,3 +333,24 @@ def test_a_paste_only_loosely_like_an_entry_is_unknown_not_a_lead(assistant):
     words with any entry (the reranker entry's `input_type=list`), so it is unknown."""
     retrieval = assistant.retrieve(UNRELATED_INDEX_ERROR.splitlines())
     assert retrieval.outcome == "unknown", (retrieval.outcome, [h.unit_id for h in retrieval.hits[:2]])
+
+
+SGL_JAX_OOM = """\
+[2025-10-02 08:11:41] Scheduler hit an exception: Traceback (most recent call last):
+  File "/opt/venv/lib/python3.12/site-packages/sgl_jax/srt/managers/scheduler.py", line 1609, in run_scheduler_process
+    scheduler = Scheduler(server_args, port_args)
+  File "/opt/venv/lib/python3.12/site-packages/sgl_jax/srt/model_executor/model_runner.py", line 212, in init_memory_pool
+    self.token_to_kv_pool = MHATokenToKVPool(
+jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 1.50G. That was not possible. There are 1.20G free.
+RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.
+"""
+
+
+def test_a_sglang_jax_trace_is_not_answered_with_a_cuda_runtime_fix(assistant):
+    # SGLang-JAX (TPU) is another code base that prints some of SGLang's messages: its XLA
+    # allocation failure is read as such (component `jax`) and answered with the SGLang-JAX
+    # triage, not with the CUDA runtime's KV-cache fix that shares the last line
+    assert "jax" in components_in('File "/opt/venv/lib/python3.12/site-packages/sgl_jax/srt/managers/scheduler.py"')
+    retrieval = assistant.retrieve(SGL_JAX_OOM.splitlines())
+    assert retrieval.outcome != "fix"
+    assert "sglang-jax-tpu-failure-triage" in [hit.unit_id for hit in retrieval.hits[:3]]
