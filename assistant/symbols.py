@@ -65,6 +65,8 @@ GENERIC_FUNCTIONS = frozenset(
 KWARGS_FORWARDED_TO = {"Engine": "ServerArgs", "Runtime": "ServerArgs"}
 # Classes and functions of SGLang Diffusion are keyed apart from the LLM runtime's namesakes.
 DIFFUSION_PREFIX = "multimodal_gen:"
+# what a quantization method or a loader registers on a torch module at run time
+PARAMETER_NAME = re.compile(r"weight|bias|scale|zeros?\b|g_idx|packed|_shape$", re.I)
 OTHER_LIBRARY = re.compile(r"\b(?:vllm|transformers|lmdeploy|tensorrt_llm|torch|trl|deepspeed)[./]")
 
 
@@ -419,7 +421,7 @@ def _lookup(kind, match, line, registry: SymbolRegistry, mentions_sglang, other_
         if not owner_is_sglang(f"{key}.x", registry, mentions_sglang, other_library):
             return None
         indices, known = registry.attribute(key, name), True
-        if not indices and registry.is_torch_module(key):
+        if not indices and PARAMETER_NAME.search(name) and registry.is_torch_module(key):
             # a torch module also has the parameters and submodules registered on it at run time
             # (a quantization method's create_weights adds `weight`): reading the source cannot
             # tell that no release has one
