@@ -41,6 +41,11 @@ GENERIC_RE = re.compile(
     r"All connection attempts failed|\b50[234] (?:Service Unavailable|Bad Gateway|Gateway Time-?out)|"
     r"timed out|Timeout|Watchdog caught collective operation timeout(?::? WorkNCCL\((?:[^()]|\([^()]*\))*\)(?: ran for \d+ milliseconds before timing out\.?)?)?|AssertionError|"
     r"Triton Error \[CUDA\]|Exception in thread \S+|Traceback \(most recent call last\)|"
+    # torch's shape and index checks: any model, kernel or request with a wrong size prints them
+    r"The size of tensor a \(\d+\) must match the size of tensor b \(\d+\) at non-singleton dimension \d+|"
+    r"index -?\d+ is out of bounds for dimension \d+ with size \d+|"
+    r"(?:/pytorch/)?aten/src/ATen/native/cuda/\w+\.cu:\d+: [\w()]+: block: \[[\d,]+\], thread: \[[\d,]+\] |"
+    r"Assertion `[^`]*(?:index out of bounds|srcIndex < srcSelectDimSize|ind < ind_dim_size)[^`]*` failed\.?|"
     r"Please (?:check|see) the (?:error messages? above|log)|Initialization failed|"
     # progress lines every healthy startup prints: they say where a log stopped, never why
     r"(?:Init (?:torch distributed|parallel) (?:begin|ends?)|Load weight (?:begin|end))\.?(?: (?:avail mem|mem usage)=[\d.]+ ?GB)?|"

@@ -58,6 +58,12 @@ def test_generic_lines_are_told_from_specific_ones():
                       "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.")
     # torch names every process on the GPU under each OOM, the failing one included
     assert is_generic("Process 6397 has 386.00 MiB memory in use.")
+    # torch's shape and index checks: any model, kernel or request with a wrong size prints them
+    assert is_generic("RuntimeError: The size of tensor a (96) must match the size of tensor b (90) at "
+                      "non-singleton dimension 1")
+    assert is_generic("/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:93: operator(): block: [0,0,0], "
+                      'thread: [64,0,0] Assertion `-sizes[i] <= index && index < sizes[i] && "index out of bounds"` failed.')
+    assert is_generic("IndexError: index 256 is out of bounds for dimension 1 with size 256")
     # an HTTP client that reached no server says the server was not there, never why
     assert is_generic("httpx.ConnectError: All connection attempts failed")
     assert is_generic("Server error '503 Service Unavailable' for url 'http://127.0.0.1:30000/generate'")
@@ -354,3 +360,20 @@ def test_a_sglang_jax_trace_is_not_answered_with_a_cuda_runtime_fix(assistant):
     retrieval = assistant.retrieve(SGL_JAX_OOM.splitlines())
     assert retrieval.outcome != "fix"
     assert "sglang-jax-tpu-failure-triage" in [hit.unit_id for hit in retrieval.hits[:3]]
+
+
+SHAPE_THEN_KEYERROR = """\
+[2025-03-02 10:01:11 TP0] Load weight begin. avail mem=77.51 GB
+RuntimeError: The size of tensor a (256) must match the size of tensor b (2048) at non-singleton dimension 0
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/models/deepseek_v2.py", line 1380, in load_weights
+    param = params_dict[name]
+KeyError: 'model.layers.8.self_attn.kv_a_proj_with_mqa.weight'
+"""
+
+
+def test_a_torch_shape_check_printed_first_does_not_hide_the_error_an_entry_explains(assistant):
+    # the shape mismatch is what any wrong size prints; the missing parameter names the checkpoint
+    retrieval = assistant.retrieve(SHAPE_THEN_KEYERROR.splitlines())
+    assert retrieval.hits[0].unit_id == "weight-loading-keyerror-param-mismatch"
+    assert retrieval.outcome == "fix"
