@@ -65,6 +65,7 @@ WARNING_RE = re.compile(r"\bWARN(?:ING)?\b|\bwarn\b|UserWarning")
 # a frame of a native backtrace: "libucs.so.0(ucs_handle_error+0x2dc)", "#3 0x7f.. in ncclX () from ..."
 NATIVE_FRAME_RE = re.compile(r"\.so(?:\.\d+)*\b[^\s]*\(|^\s*#\d+\s+0x[0-9a-f]+|\bin \w+ \(\) from /|\[0x[0-9a-f]+\]")
 MAX_SGLANG_FRAMES = 64
+BARE_ASSERTION_RE = re.compile(r"^(?:\w+\.)*AssertionError:?\s*$")
 FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+, in (\S+)')
 INFO_HINT_RE = re.compile(
     r"Waiting for \d+ workers|Init torch distributed begin|Load weight begin|KV Cache is allocated|"
@@ -162,6 +163,7 @@ class _State:
     prose: list[str] = field(default_factory=list)
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     plain: list[str] = field(default_factory=list)
+    last_assert: str | None = None   # the `assert ...` source line a bare AssertionError refers to
     launch: str | None = None
     environment: EnvironmentReader = field(default_factory=EnvironmentReader)
     originals: dict[str, str] = field(default_factory=dict)
@@ -260,6 +262,7 @@ def _feed(raw: str, st: _State) -> None:
     if "ServerArgs(" in text or text.count("=") > 8:
         return  # a configuration dump, not an error (it says "timeout=" and "log_level=")
     if frame:
+        st.last_assert = None
         if "sglang" in frame.group(1) and len(st.sglang_frames) < MAX_SGLANG_FRAMES:
             st.sglang_frames[(frame.group(1), frame.group(2))] = None
         if not st.frames_done:
@@ -272,7 +275,14 @@ def _feed(raw: str, st: _State) -> None:
     if kind is None:
         if len(st.plain) < 40:
             st.plain.append(text)
+        # only the source line right above the exception is the failing assert
+        st.last_assert = text if st.in_traceback and text.startswith("assert ") else None
         return
+    if kind == "exception" and st.last_assert and BARE_ASSERTION_RE.match(text):
+        # a bare AssertionError says only that an assert failed; the source line above says which
+        text = f"AssertionError: {st.last_assert}"
+        masked = mask(text)
+    st.last_assert = None
     if kind == "exception" and st.in_traceback:
         st.in_traceback = False
         if st.frames:

@@ -109,3 +109,23 @@ def test_a_log_quoted_in_markdown_is_read_as_the_log():
                               "> ModuleNotFoundError: No module named 'distro'"])
     assert [e.text for e in analysis.errors] == ["ModuleNotFoundError: No module named 'distro'"]
     assert analysis.errors[0].kind == "exception"
+
+
+def test_a_bare_assertion_error_is_read_with_the_assert_that_failed():
+    failed = analyze_lines([
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/layers/moe/ep_moe/layer.py", line 120, in __init__',
+        "    assert self.num_experts % self.tp_size == 0",
+        "AssertionError",
+    ])
+    assert failed.primary.text == "AssertionError: assert self.num_experts % self.tp_size == 0"
+    # an assert in an outer frame is not the one that failed
+    outer = analyze_lines([
+        "Traceback (most recent call last):",
+        '  File "/x/sglang/srt/managers/scheduler.py", line 10, in run',
+        "    assert ready",
+        '  File "/x/sglang/srt/managers/scheduler.py", line 20, in step',
+        "    check(batch)",
+        "AssertionError",
+    ])
+    assert outer.primary.text == "AssertionError"
