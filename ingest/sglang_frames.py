@@ -20,8 +20,8 @@ import json
 import sys
 from pathlib import Path
 
-from ingest.sglang_symbols import DEFAULT_OUT_DIR, SYMBOLS_FILE
-
+DEFAULT_OUT_DIR = Path(__file__).resolve().parent.parent / "kb"
+SYMBOLS_FILE = "sglang_symbols.json.gz"   # ingest.sglang_symbols writes it and then calls write_frames
 FRAMES_FILE = "sglang_frames.json.gz"
 FORMAT = 1
 

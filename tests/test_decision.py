@@ -285,7 +285,12 @@ KV_ABORTED = """\
 [2025-11-05 16:35:02] The server is fired up and ready to roll!
 [2025-11-05 16:39:09 TP0] Decode transfer failed for request rank=0 decode_req.req.rid='78fde411' decode_req.req.bootstrap_room=4793981895866140836 with exception KVTransferError(bootstrap_room=4793981895866140836): Aborted by AbortReq.
 """
-KV_NETWORK = KV_ABORTED.replace("Aborted by AbortReq.", "Failed to get kvcache from prefill instance, it might be dead")
+KV_RELAYED = KV_ABORTED.replace("Aborted by AbortReq.", "Failed to get kvcache from prefill instance, it might be dead")
+# the same relay with the transfer engine's own RDMA error beside it
+KV_NETWORK = KV_RELAYED + (
+    "E1105 16:39:08.512331 4182 worker_pool.cpp:245] Worker: Process failed for slice (opcode: 0, "
+    "source_addr: 0x7f2c40000000, length: 65536, dest_addr: 0x7f1a20000000, local_nic: mlx5_0, "
+    "peer_nic: 10.0.0.9:15000@mlx5_0, dest_rkey: 1, retry_cnt: 0): local protection error\n")
 
 
 def test_a_generic_exceptions_own_message_must_be_explained(assistant):
@@ -293,9 +298,17 @@ def test_a_generic_exceptions_own_message_must_be_explained(assistant):
     is not the RDMA network failure, though both raise KVTransferError in a PD log."""
     aborted = assistant.retrieve(KV_ABORTED.splitlines())
     assert aborted.outcome != "fix"
-    assert any("Aborted by AbortReq" in r for r in aborted.decision.reasons)
+    # the lead either says the RDMA entry does not explain the abort, or is the PD triage entry
+    # that says what an abort means
+    shown = aborted.hits[aborted.decision.top]
+    assert (any("Aborted by AbortReq" in r for r in aborted.decision.reasons)
+            or "Aborted by AbortReq." in shown.meta.get("signatures", ()))
     network = assistant.retrieve(KV_NETWORK.splitlines())
-    assert network.outcome == "fix" and network.hits[0].unit_id == "pd-kv-transfer-network"
+    assert network.outcome == "fix"
+    assert network.hits[network.decision.top].unit_id == "pd-kv-transfer-network"
+    # the decode side's relay alone says the prefill failed, not why: where to look, not a fix
+    relayed = assistant.retrieve(KV_RELAYED.splitlines())
+    assert relayed.outcome != "fix"
 
 
 CLIENT_REFUSED = """\
