@@ -156,3 +156,24 @@ def test_deps_score_treats_equivalent_pip_commands_as_the_same(tmp_path):
     assert result["package_accuracy"] == 1.0
     assert result["command_accuracy"] == 0.5
     assert [f["id"] for f in result["failures"]] == ["d-other-pin"]
+
+
+def test_no_kb_entry_rests_on_a_held_out_thread():
+    # a held-out report whose thread an entry cites was read while the KB was written: it is no
+    # longer unseen and belongs in a dev split
+    from assistant.kb import load_entries
+
+    cited = set()
+    for entry in load_entries(REPO / "kb" / "entries"):
+        for source in entry.sources:
+            found = re.search(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/(\d+)", source.url or "")
+            if found:
+                cited.add(f"{found.group(1)}#{found.group(2)}".lower())
+    held_out = {}
+    for path in sorted((REPO / "evals").glob("*/heldout*.jsonl")):
+        for line in path.read_text().splitlines():
+            case = json.loads(line)
+            if case.get("source"):
+                held_out[case["source"].lower()] = f"{path.parent.name}/{path.stem}: {case['id']}"
+    assert cited and held_out
+    assert sorted(held_out[s] for s in cited & set(held_out)) == []
