@@ -11,13 +11,13 @@ error is emitted (`origin`) and, for a dependency problem, the pin of the user's
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 from assistant.commands import sglang_names
 from assistant.deps import DependencyAdvice
 from assistant.origin import Origin
 from assistant.symbols import SymbolHistory
-from assistant.release_range import release_range
+from assistant.release_range import dated_environment
 from assistant.provenance import (dependency_json, dependency_sentence, is_dependency_entry,
                                   origin_json, paste_dependency, paste_origin, paste_symbol,
                                   symbol_json)
@@ -214,16 +214,6 @@ def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:
         else:
             answer.warnings.append(f"{advice.package}: {dependency_sentence(advice)}.")
     return answer
-
-
-def dated_environment(analysis) -> Environment:
-    """The environment the paste shows; without a version line, the releases its traceback's
-    SGLang files exist in (`assistant.release_range`)."""
-    env = analysis.environment
-    if env.sglang_version:
-        return env
-    releases = release_range(analysis.sglang_frames)
-    return replace(env, sglang_releases=releases.describe()) if releases else env
 
 
 def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3) -> Answer:

@@ -32,7 +32,7 @@ from assistant.environment import HARDWARE_HINTS
 from assistant.intent import is_question
 from assistant.origin_check import origin_agrees
 from assistant.provenance import paste_origin
-from assistant.release_range import release_range
+from assistant.release_range import release_range, scope_fits
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence
@@ -451,19 +451,17 @@ def _root_unexplained(top, analysis: Analysis) -> list[str]:
 def _version_conflict(meta: dict, version: str | None) -> str | None:
     if not version:
         return None
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.version import InvalidVersion, Version
 
     try:
         v = Version(Version(version).base_version)
-        affected = meta.get("affected") or ""
-        if affected and not SpecifierSet(affected).contains(v, prereleases=True):
-            return f"This entry is about SGLang {affected}; your log shows {version}."
-        fixed = meta.get("fixed")
-        if fixed and v >= Version(fixed):
-            return f"This problem was fixed in SGLang {fixed}; your log shows {version}."
-    except (InvalidVersion, InvalidSpecifier):
+    except InvalidVersion:
         return None
+    outside = scope_fits(v, meta.get("affected"), meta.get("fixed"))
+    if outside == "affected":
+        return f"This entry is about SGLang {meta['affected']}; your log shows {version}."
+    if outside == "fixed":
+        return f"This problem was fixed in SGLang {meta['fixed']}; your log shows {version}."
     return None
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from assistant.step_versions import step_version_ok as version_applies
 from assistant.provenance import origin_citation, origin_lines, paste_origin
-from assistant.release_range import release_range
+from assistant.release_range import dated_environment
 from assistant.retrieve import Hit, Retrieval
 from assistant.text import has_cjk, tokenize
 
@@ -213,20 +213,17 @@ def select_sources(retrieval: Retrieval, index, registry, budget: int = SOURCES_
 
 def render_trace(retrieval: Retrieval) -> str:
     analysis = retrieval.analysis
-    env = analysis.environment
+    env = dated_environment(analysis)
     lines = ["Error lines, the one that matters first:"]
     for error in analysis.errors[:12]:
         times = f" (x{error.count})" if error.count > 1 else ""
         lines.append(f"- {error.text}{times}")
     if analysis.frames:
         lines.append("Failing frames: " + " ".join(analysis.frames[:12]))
+    releases = env.sglang_releases and f"{env.sglang_releases} (by the files in the traceback)"
     detected = [f"{label} {value}" for label, value in (
-        ("SGLang", env.sglang_version), ("torch", env.torch_version), ("CUDA", env.cuda_version),
+        ("SGLang", env.sglang_version or releases), ("torch", env.torch_version), ("CUDA", env.cuda_version),
         ("flashinfer", env.flashinfer_version), ("GPU", env.gpu), ("hardware", env.hardware)) if value]
-    if not env.sglang_version:
-        releases = release_range(analysis.sglang_frames)
-        if releases:
-            detected.insert(0, f"SGLang {releases.describe()} (by the files in the traceback)")
     lines.append("Detected environment: " + (", ".join(detected) or "no versions found in the paste"))
     if env.flags:
         lines.append("Launch flags: " + " ".join(env.flags))

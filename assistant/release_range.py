@@ -18,7 +18,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from assistant.resources import kb_file
+from assistant.symbols import parse_ranges
 
 DEFAULT_PATH = kb_file("sglang_frames.json.gz")
 # ".../site-packages/sglang/srt/managers/scheduler.py" or ".../sglang/python/sglang/srt/..."
@@ -54,15 +55,32 @@ class ReleaseRange:
 
     def conflict(self, affected: str, fixed: str | None) -> bool:
         """True when no release in the range is one the entry is about (or all have its fix)."""
-        try:
-            spec = SpecifierSet(affected or "")
-            fixed_in = Version(fixed) if fixed else None
-        except (InvalidSpecifier, InvalidVersion):
-            return False
         candidates = [Version(v) for v in self.releases]
         candidates += list(OLDER) * self.open_below + list(NEWER) * self.open_above
-        return not any(spec.contains(v, prereleases=True) and (fixed_in is None or v < fixed_in)
-                       for v in candidates)
+        return not any(scope_fits(v, affected, fixed) is None for v in candidates)
+
+
+def scope_fits(version: Version, affected: str | None, fixed: str | None) -> str | None:
+    """Why a release is outside an entry's versions ("affected" / "fixed"); None when it is
+    inside, or when the entry's specifiers do not parse."""
+    try:
+        if affected and not SpecifierSet(affected).contains(version, prereleases=True):
+            return "affected"
+        if fixed and version >= Version(fixed):
+            return "fixed"
+    except (InvalidSpecifier, InvalidVersion):
+        return None
+    return None
+
+
+def dated_environment(analysis):
+    """The environment the paste shows; without a version line, the releases its traceback's
+    SGLang files exist in (`sglang_releases`)."""
+    env = analysis.environment
+    if env.sglang_version:
+        return env
+    releases = release_range(analysis.sglang_frames)
+    return replace(env, sglang_releases=releases.describe()) if releases else env
 
 
 @dataclass(frozen=True)
@@ -79,16 +97,6 @@ class _Table:
             return cls(tuple(document["releases"]), document["modules"])
         except (OSError, ValueError, KeyError):   # a clone without the table: no inference
             return None
-
-
-@lru_cache(maxsize=4096)
-def _spans(text: str) -> frozenset[int]:
-    out: set[int] = set()
-    for span in text.split(","):
-        if span:
-            first, _, last = span.partition("-")
-            out.update(range(int(first), int(last or first) + 1))
-    return frozenset(out)
 
 
 @lru_cache(maxsize=2048)
@@ -127,9 +135,9 @@ def release_range(frames: tuple[tuple[str, str], ...], path: Path = DEFAULT_PATH
         if record is None:
             continue
         span, functions = _module_functions(record)
-        releases = _spans(span)
+        releases = parse_ranges(span)
         if function in functions:
-            releases &= _spans(functions[function])
+            releases &= parse_ranges(functions[function])
         if releases and releases != everything and not releases >= agreed:
             evidence.append(f"{module.rsplit('.', 1)[-1]}.py in {function}")
         agreed &= releases

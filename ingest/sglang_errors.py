@@ -159,6 +159,11 @@ class MessageTable:
         return header, rows, details
 
 
+def ranges_text(indices) -> str:
+    """{0, 1, 2, 5, 6, 9} -> "0-2,5-6,9" (inclusive release-index ranges)."""
+    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in ranges(list(indices)))
+
+
 def ranges(indices: list[int]) -> list[list[int]]:
     """[0, 1, 2, 5, 6] -> [[0, 2], [5, 6]] (inclusive release-index ranges)."""
     out: list[list[int]] = []

@@ -20,30 +20,13 @@ import json
 import sys
 from pathlib import Path
 
+from assistant.symbols import parse_ranges
+from ingest.sglang_errors import ranges_text
+
 DEFAULT_OUT_DIR = Path(__file__).resolve().parent.parent / "kb"
 SYMBOLS_FILE = "sglang_symbols.json.gz"   # ingest.sglang_symbols writes it and then calls write_frames
 FRAMES_FILE = "sglang_frames.json.gz"
 FORMAT = 1
-
-
-def _indices(text: str) -> set[int]:
-    out: set[int] = set()
-    for span in text.lstrip("!").split(","):
-        if span:
-            first, _, last = span.partition("-")
-            out.update(range(int(first), int(last or first) + 1))
-    return out
-
-
-def _spans(indices: set[int]) -> str:
-    """{0, 1, 2, 5} -> "0-2,5", the registry's own notation."""
-    out: list[list[int]] = []
-    for index in sorted(indices):
-        if out and index == out[-1][1] + 1:
-            out[-1][1] = index
-        else:
-            out.append([index, index])
-    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in out)
 
 
 def frame_table(symbols: dict) -> dict:
@@ -58,20 +41,20 @@ def frame_table(symbols: dict) -> dict:
     for key, text in symbols["functions"].items():
         name = key.split(":", 1)[-1]   # SGLang Diffusion's are keyed "multimodal_gen:Name"
         for module, span in json.loads(text).get("m", {}).items():
-            add(module, name, _indices(span))
+            add(module, name, parse_ranges(span))
     methods = symbols["methods"]
     for key, text in symbols["classes"].items():
         record = json.loads(text)
         for module, span in record.get("m", {}).items():
-            in_module = _indices(span)
+            in_module = parse_ranges(span)
             for attribute, attribute_span in record.get("a", {}).items():
                 if f"{key}.{attribute}" in methods:   # methods only, not fields and self.X
-                    add(module, attribute, in_module & _indices(attribute_span))
+                    add(module, attribute, in_module & parse_ranges(attribute_span))
     modules = {}
     for module, span in sorted(symbols["modules"].items()):
         functions = defined.get(module, {})
         # one string per module, split only when a traceback names it: loads in a few ms
-        modules[module] = "\t".join([span] + [f"{name}={_spans(functions[name])}" for name in sorted(functions)])
+        modules[module] = "\t".join([span] + [f"{name}={ranges_text(functions[name])}" for name in sorted(functions)])
     return {"format": FORMAT, "releases": symbols["releases"], "modules": modules}
 
 

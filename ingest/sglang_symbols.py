@@ -43,7 +43,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from ingest.sglang_errors import ranges
+from ingest.sglang_errors import ranges_text
 from ingest.wheels import DEFAULT_CACHE_DIR, cached_versions, cached_wheel, read_sources, wheel_metadata
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -281,11 +281,6 @@ def add_assembled_fields(tree: ast.Module, facts: FileFacts) -> None:
 
 def separate_namespace(module: str) -> bool:
     return module.startswith(SEPARATE_PACKAGE)
-
-
-def ranges_text(indices) -> str:
-    """{0, 1, 2, 5, 6, 9} -> "0-2,5-6,9" (inclusive release-index ranges)."""
-    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in ranges(list(indices)))
 
 
 class SymbolTable:
