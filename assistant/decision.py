@@ -296,7 +296,8 @@ def _unexplained_wrapped_message(top) -> str | None:
     the entry is about. Only for an entry that matched no specific line of its own."""
     if top.signature < SIGNATURE_OK or _specific_signatures(top):
         return None
-    headers = [masked_signature(sig)[0] for sig in _matched_signatures(top)]
+    # a header that ends in its own colon (`Capture cuda graph failed:`) is followed by the message
+    headers = [masked_signature(sig)[0].rstrip(" :") for sig in _matched_signatures(top)]
     for line in top.evidence:
         masked_line = mask(line).lower()
         for masked in headers:

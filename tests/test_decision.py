@@ -390,3 +390,27 @@ def test_a_torch_shape_check_printed_first_does_not_hide_the_error_an_entry_expl
     retrieval = assistant.retrieve(SHAPE_THEN_KEYERROR.splitlines())
     assert retrieval.hits[0].unit_id == "weight-loading-keyerror-param-mismatch"
     assert retrieval.outcome == "fix"
+
+
+CAPTURE_WRAPPED = """\
+[2025-09-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):
+Exception: Capture cuda graph failed: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
+Possible solutions:
+1. set --mem-fraction-static to a smaller value (e.g., 0.8 or 0.7)
+"""
+
+
+def test_a_wrapper_header_ending_in_a_colon_must_explain_what_follows(assistant):
+    """`Capture cuda graph failed:` ends in its own colon; what follows it is which failure. The
+    lead says the entry does not explain that message."""
+    wrapped = assistant.retrieve(CAPTURE_WRAPPED.splitlines())
+    assert wrapped.outcome == "lead"
+    assert any("goes on to say" in r and "Expected all tensors" in r for r in wrapped.decision.reasons)
+
+
+def test_the_piecewise_graphs_own_context_error_is_its_fix(assistant):
+    pcg = ("[2026-06-10 13:08:34 TP7] Piecewise CUDA Graph failed with error: "
+           "'TcPiecewiseForwardContext' object has no attribute 'num_tokens'\n"
+           "AttributeError: 'TcPiecewiseForwardContext' object has no attribute 'num_tokens'")
+    fixed = assistant.retrieve(pcg.splitlines())
+    assert fixed.outcome == "fix" and fixed.hits[fixed.decision.top].unit_id == "piecewise-cuda-graph-failed"
