@@ -202,7 +202,9 @@ def parse_entry(text: str, path: str = "") -> Entry:
     if not match:
         raise EntryError("no YAML front matter (the file must start with '---' and close it with '---')")
     try:
-        meta = yaml.safe_load(match.group(1))
+        # libyaml's parser, where PyYAML was built with it, reads the same mappings ~10x faster (the
+        # whole KB is parsed on every ingest and check)
+        meta = yaml.load(match.group(1), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         raise EntryError(f"front matter is not valid YAML: {str(exc).splitlines()[0]}") from exc
     if not isinstance(meta, dict):

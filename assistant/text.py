@@ -10,6 +10,7 @@ character bigrams (the CJK analyzer approach: no dictionary to load on the query
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _MASKS = [
     # order matters: the specific shapes before the generic number
@@ -62,25 +63,30 @@ def tokenize(text: str) -> list[str]:
     """Lexical tokens: whole identifiers plus their parts, lower-cased; CJK as bigrams."""
     tokens: list[str] = []
     for raw in _WORD_RE.finditer(text):
-        word = raw.group(0)
-        if "\u3400" <= word[0] <= "\ufaff":
-            tokens += _cjk_bigrams(word)
-            continue
-        if word.startswith("-") and not word.startswith("--"):
-            word = word[1:]
-        lower = word.lower()
-        if lower.isdigit() or len(lower) < 2 or lower in STOPWORDS:
-            continue
-        tokens.append(lower)
-        parts = [p for p in _SPLIT_RE.split(word.lstrip("-")) if p]
-        sub: list[str] = []
-        for part in parts:
-            pieces = _CAMEL_RE.findall(part) if not part.isupper() else [part]
-            sub += pieces if len(pieces) > 1 else [part]
-        if len(sub) > 1 or (sub and sub[0].lower() != lower):
-            tokens += [s.lower() for s in sub if len(s) > 1 and not s.isdigit()
-                       and s.lower() not in STOPWORDS]
+        tokens += _word_tokens(raw.group(0))
     return tokens
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    # a word's tokens never depend on its neighbours, and the same identifiers recur across chunks
+    # and log lines: splitting each distinct word once is most of what tokenizing a corpus costs
+    if "\u3400" <= word[0] <= "\ufaff":
+        return tuple(_cjk_bigrams(word))
+    if word.startswith("-") and not word.startswith("--"):
+        word = word[1:]
+    lower = word.lower()
+    if lower.isdigit() or len(lower) < 2 or lower in STOPWORDS:
+        return ()
+    tokens = [lower]
+    parts = [p for p in _SPLIT_RE.split(word.lstrip("-")) if p]
+    sub: list[str] = []
+    for part in parts:
+        pieces = _CAMEL_RE.findall(part) if not part.isupper() else [part]
+        sub += pieces if len(pieces) > 1 else [part]
+    if len(sub) > 1 or (sub and sub[0].lower() != lower):
+        tokens += [s.lower() for s in sub if len(s) > 1 and not s.isdigit() and s.lower() not in STOPWORDS]
+    return tuple(tokens)
 
 
 def has_cjk(text: str) -> bool:
