@@ -59,18 +59,21 @@ def _cjk_bigrams(run: str) -> list[str]:
     return [run[i: i + 2] for i in range(len(run) - 1)]
 
 
+MAX_CACHED_WORD = 64   # longer words (hashes, blobs in a paste) are split each time, not kept
+
+
 def tokenize(text: str) -> list[str]:
     """Lexical tokens: whole identifiers plus their parts, lower-cased; CJK as bigrams."""
     tokens: list[str] = []
     for raw in _WORD_RE.finditer(text):
-        tokens += _word_tokens(raw.group(0))
+        word = raw.group(0)
+        # a word's tokens never depend on its neighbours, and the same identifiers recur across
+        # chunks and log lines: each distinct word is split once
+        tokens += _cached_word_tokens(word) if len(word) <= MAX_CACHED_WORD else _word_tokens(word)
     return tokens
 
 
-@lru_cache(maxsize=1 << 16)
 def _word_tokens(word: str) -> tuple[str, ...]:
-    # a word's tokens never depend on its neighbours, and the same identifiers recur across chunks
-    # and log lines: splitting each distinct word once is most of what tokenizing a corpus costs
     if "\u3400" <= word[0] <= "\ufaff":
         return tuple(_cjk_bigrams(word))
     if word.startswith("-") and not word.startswith("--"):
@@ -87,6 +90,9 @@ def _word_tokens(word: str) -> tuple[str, ...]:
     if len(sub) > 1 or (sub and sub[0].lower() != lower):
         tokens += [s.lower() for s in sub if len(s) > 1 and not s.isdigit() and s.lower() not in STOPWORDS]
     return tuple(tokens)
+
+
+_cached_word_tokens = lru_cache(maxsize=1 << 16)(_word_tokens)
 
 
 def has_cjk(text: str) -> bool:
