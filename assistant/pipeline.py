@@ -13,6 +13,7 @@ from pathlib import Path
 from assistant.answer import Answer, compose_extractive
 from assistant.config import Settings
 from assistant.errors import UsageError
+from assistant.provenance import compute_provenance
 from assistant.render import render_text
 from assistant.retrieve import Retrieval, Retriever
 from assistant.trace import Analysis, analyze_lines
@@ -99,17 +100,18 @@ class Assistant:
         return cls(Retriever(index, encoder), FlagRegistry.load(), settings, llm)
 
     def retrieve(self, lines: Iterable[str] | Analysis, k: int | None = None, mode: str = "hybrid",
-                 use_trace: bool = True) -> Retrieval:
+                 use_trace: bool = True, meanwhile: Callable[[Analysis], object] | None = None) -> Retrieval:
         analysis = lines if isinstance(lines, Analysis) else analyze_lines(lines)
         return self.retriever.search(analysis, k=max(k or 0, self.settings.top_k, 5), mode=mode,
-                                     use_trace=use_trace)
+                                     use_trace=use_trace, meanwhile=meanwhile)
 
     def answer(self, source: str | Iterable[str] | Analysis, history: list[dict] | None = None,
                use_llm: bool | None = None, on_token: Callable[[str], None] | None = None) -> Answer:
         """Answer a paste (str), a stream of log lines, or an analysis."""
         if isinstance(source, str):
             source = lines_from_text(source)
-        retrieval = self.retrieve(source)
+        # the answer's registry look-ups run while the query is embedded
+        retrieval = self.retrieve(source, meanwhile=compute_provenance)
         answer = compose_extractive(retrieval, self.registry, self.settings.top_k)
         want_llm = self.settings.use_llm if use_llm is None else use_llm
         if want_llm and self.llm is not None:

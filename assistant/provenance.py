@@ -121,6 +121,14 @@ def paste_symbol(analysis: Analysis) -> SymbolHistory | None:
     return _cached("symbol", analysis, _symbol)
 
 
+def compute_provenance(analysis: Analysis) -> None:
+    """Look up origin, dependency and symbol now (the answer reads them from the cache): the
+    retriever runs this while the query is being embedded in another thread."""
+    paste_origin(analysis)
+    paste_dependency(analysis)
+    paste_symbol(analysis)
+
+
 def symbol_sentence(history: SymbolHistory) -> str:
     """The release facts and what to install, in one line for every surface."""
     return f"{history.summary()} {history.advice()}"

@@ -9,6 +9,8 @@ above documents and issues that say the same thing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -194,6 +196,13 @@ class Retriever:
         self._near_plans: dict[frozenset, tuple[float, frozenset]] = {}
         self._groups: list[np.ndarray] | None = None
         self._curated: tuple[np.ndarray, np.ndarray] | None = None
+        self._worker: ThreadPoolExecutor | None = None
+
+    def _embedding(self, text: str) -> Future:
+        """The query's vector, computed in a worker thread (two: a web UI answers two users at once)."""
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(2, thread_name_prefix="ask-embed")
+        return self._worker.submit(self.encoder.encode, [text])
 
     def _kind_groups(self) -> list[np.ndarray]:
         """Unit rows of entries and documents, and of issues: they compete for candidate places
@@ -224,7 +233,10 @@ class Retriever:
             self._idf_cache[token] = value
         return value
 
-    def search(self, text_or_analysis, k: int = 5, mode: str = "hybrid", use_trace: bool = True) -> Retrieval:
+    def search(self, text_or_analysis, k: int = 5, mode: str = "hybrid", use_trace: bool = True,
+               meanwhile: Callable[[Analysis], object] | None = None) -> Retrieval:
+        """The ranked hits and the decision for a paste; `meanwhile(analysis)`, if given, runs
+        while the query is embedded (work the caller needs next that does not depend on it)."""
         analysis = text_or_analysis if isinstance(text_or_analysis, Analysis) else analyze(text_or_analysis)
         if use_trace:
             query = analysis.query_text()
@@ -236,11 +248,18 @@ class Retriever:
         n_units = len(self.index.units)
         lex_unit = np.zeros(n_units, dtype=np.float32)
         dense_unit = np.zeros(n_units, dtype=np.float32)
+        # the query's embedding (most of a query's time) runs while its words are scored
+        embedding = self._embedding(_dense_query(analysis, query, use_trace)) \
+            if mode in ("hybrid", "dense") and query.strip() else None
         tokens = tokenize(query)
         if mode in ("hybrid", "lexical") and tokens:
             lex_unit = self.index.unit_max(self.index.lexical_scores(tokens))
-        if mode in ("hybrid", "dense") and query.strip():
-            vec = self.encoder.encode([_dense_query(analysis, query, use_trace)])[0]
+        joined = "\n".join(lines).lower()
+        weights = line_weights(analysis) if use_trace else {}
+        if meanwhile is not None:
+            meanwhile(analysis)
+        if embedding is not None:
+            vec = embedding.result()[0]
             scores, rows = self.index.dense_search(vec, CANDIDATES * 4)
             np.maximum.at(dense_unit, self.index.chunk_unit[rows], scores)
             self._dense_curated(vec, dense_unit)
@@ -257,8 +276,6 @@ class Retriever:
             fused = LEXICAL_WEIGHT * lex_norm + (1 - LEXICAL_WEIGHT) * dense_norm
         candidates = [int(u) for rows in self._kind_groups()
                       for u in _best(rows, fused, CANDIDATES) if fused[u] > 0]
-        joined = "\n".join(lines).lower()
-        weights = line_weights(analysis) if use_trace else {}
         query_identifiers = frozenset(t for t in tokens if _is_identifier(t))
         token_cache: dict[str, frozenset] = {}
 

@@ -6,7 +6,9 @@ never loads sentence-transformers. Embedding runs the int8 ONNX export (assistan
 texts first so the progress bar's ETA errs on the long side. Finished batches are checkpointed
 next to the index (`.<index>.embedded/`): an interrupted build, run again, embeds only what was
 not finished. The new index is written to a temporary folder and renamed into place; an
-interrupted build leaves the previous index as it was.
+interrupted build leaves the previous index as it was. An index this code built from the same units
+(the manifest's corpus and builder fingerprints) is left untouched: re-ingesting an unchanged KB
+only reads it.
 """
 
 from __future__ import annotations
@@ -104,9 +106,51 @@ def _write_lexical(folder: Path, texts: list[str]) -> None:
     (folder / "vocab.json").write_text(json.dumps(retriever.vocab_dict))
 
 
+# the code whose output the index files are: a change to any of them rebuilds an unchanged corpus
+_BUILDER_SOURCES = ("ingest/build.py", "ingest/documents.py", "assistant/index.py", "assistant/text.py")
+
+
+def _builder_fingerprint() -> str:
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for name in _BUILDER_SOURCES:
+        try:
+            digest.update((root / name).read_bytes())
+        except OSError:
+            digest.update(name.encode())
+    return digest.hexdigest()[:16]
+
+
+_INDEX_FILES = ("vectors.faiss", "bm25_data.npy", "bm25_indices.npy", "bm25_indptr.npy", "vocab.json",
+                "texts.jsonl", "text_offsets.npy", "units.json", "chunks.json")
+
+
+def _file_stamps(folder: Path) -> dict[str, list[int]] | None:
+    """Size and modification time of each index file; None if one is missing."""
+    stamps = {}
+    for name in (*_INDEX_FILES, ONNX_FILE, INGEST_ONNX_FILE, TOKENIZER_FILE, ENCODER_CONFIG):
+        try:
+            stat = (folder / name).stat()
+        except OSError:
+            if name in _INDEX_FILES:
+                return None
+            continue
+        stamps[name] = [stat.st_size, stat.st_mtime_ns]
+    return stamps
+
+
+def _unchanged(index_dir: Path, old_manifest: dict, model: str, corpus: str, builder: str) -> bool:
+    """The index at `index_dir` was built by this code from exactly these units and chunks, and
+    none of its files was removed or rewritten since (a corrupt file is rebuilt): nothing to do."""
+    return (old_manifest.get("format") == FORMAT_VERSION and old_manifest.get("model") == model
+            and old_manifest.get("corpus") == corpus and old_manifest.get("builder") == builder
+            and old_manifest.get("files") is not None and _file_stamps(index_dir) == old_manifest["files"])
+
+
 def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool = True,
                 encoder=None) -> BuildStats:
-    """Write the index for `units` at `index_dir`, reusing vectors of unchanged chunks."""
+    """Write the index for `units` at `index_dir`, reusing vectors of unchanged chunks; an index
+    built by this code from the same units is left as it is."""
     started = time.perf_counter()
     index_dir = Path(index_dir)
     index_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -116,7 +160,6 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
             old_manifest = json.loads((index_dir / "manifest.json").read_text())
         except ValueError:
             old_manifest = {}
-    previous = _previous_vectors(index_dir, model)
 
     seen_ids: set[str] = set()
     texts, unit_rows, hashes, records = [], [], [], []
@@ -133,6 +176,15 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
         records.append({"id": unit.id, "kind": unit.kind, "title": unit.title, "title_zh": unit.title_zh,
                         "url": unit.url, "meta": unit.meta, "chunk_rows": rows,
                         "hash": unit.content_hash()})
+    corpus = hashlib.sha256(json.dumps([[r["id"], r["hash"]] for r in records]).encode()
+                            + "".join(hashes).encode()).hexdigest()[:20]
+    builder = _builder_fingerprint()
+    removed = len(set(old_manifest.get("units", {})) - seen_ids)
+    if _unchanged(index_dir, old_manifest, model, corpus, builder):
+        _Checkpoint(index_dir).remove()
+        return BuildStats(units=len(records), chunks=len(texts), embedded=0, reused=len(texts),
+                          seconds=time.perf_counter() - started, embed_seconds=0.0, removed_units=removed)
+    previous = _previous_vectors(index_dir, model)
 
     checkpoint = _Checkpoint(index_dir)
     previous.update(checkpoint.load())
@@ -198,13 +250,13 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
             "format": FORMAT_VERSION, "model": model, "dim": dim, "onnx": onnx,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"), "chunks": len(texts),
             "units": {r["id"]: r["hash"] for r in records},
+            "corpus": corpus, "builder": builder, "files": _file_stamps(tmp),
         }
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1))
         _swap_in(tmp, index_dir)
         checkpoint.remove()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    removed = len(set(old_manifest.get("units", {})) - seen_ids)
     return BuildStats(units=len(records), chunks=len(texts), embedded=len(todo),
                       reused=len(texts) - len(missing), seconds=time.perf_counter() - started,
                       embed_seconds=embed_seconds, removed_units=removed)

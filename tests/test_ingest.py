@@ -75,6 +75,25 @@ def test_reingest_of_unchanged_content_embeds_nothing(small_kb):
     assert "tp-memory-capacity-unbalanced" not in Index.load(small_kb / "index").unit_by_id
 
 
+def test_reingest_leaves_an_unchanged_index_alone_and_mends_a_damaged_one(small_kb):
+    settings = Settings.from_env({"ASK_KB_DIR": str(small_kb)})
+    ingest_kb(settings, progress=False)
+    index = small_kb / "index"
+    manifest = (index / "manifest.json").read_text()
+    again = ingest_kb(settings, progress=False)
+    assert again.embedded == 0 and again.reused == again.chunks
+    assert (index / "manifest.json").read_text() == manifest   # not rewritten: same build time
+    # a file damaged after the build: `ask ingest` (the command every index error names) mends it
+    (index / "vectors.faiss").write_bytes(b"garbage")
+    with pytest.raises(IndexError_, match="corrupt"):
+        Index.load(index)
+    mended = ingest_kb(settings, progress=False)
+    assert mended.embedded == mended.chunks
+    assert len(Index.load(index).units) == 3
+    result = run_ask("--no-llm", "--json", "ImportError: libnuma.so.1: cannot open shared object file", kb=small_kb)
+    assert json.loads(result.stdout)["matches"][0]["id"] == "libnuma-missing-sgl-kernel"
+
+
 class _Interrupted(Exception):
     pass
 
