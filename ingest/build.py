@@ -7,7 +7,7 @@ texts first so the progress bar's ETA errs on the long side. Finished batches ar
 next to the index (`.<index>.embedded/`): an interrupted build, run again, embeds only what was
 not finished. The new index is written to a temporary folder and renamed into place; an
 interrupted build leaves the previous index as it was. An index this code built from the same units
-(the manifest's corpus and builder fingerprints) is left untouched: re-ingesting an unchanged KB
+(the manifest's unit hashes and builder fingerprint) is left untouched: re-ingesting an unchanged KB
 only reads it.
 """
 
@@ -139,11 +139,13 @@ def _file_stamps(folder: Path) -> dict[str, list[int]] | None:
     return stamps
 
 
-def _unchanged(index_dir: Path, old_manifest: dict, model: str, corpus: str, builder: str) -> bool:
-    """The index at `index_dir` was built by this code from exactly these units and chunks, and
-    none of its files was removed or rewritten since (a corrupt file is rebuilt): nothing to do."""
+def _unchanged(index_dir: Path, old_manifest: dict, model: str, records: list[dict], builder: str) -> bool:
+    """The index at `index_dir` was built by this code from exactly these units (a unit's hash
+    covers its chunks, in order), and none of its files was removed or rewritten since (a corrupt
+    file is rebuilt): nothing to do."""
     return (old_manifest.get("format") == FORMAT_VERSION and old_manifest.get("model") == model
-            and old_manifest.get("corpus") == corpus and old_manifest.get("builder") == builder
+            and list(old_manifest.get("units", {}).items()) == [(r["id"], r["hash"]) for r in records]
+            and old_manifest.get("builder") == builder
             and old_manifest.get("files") is not None and _file_stamps(index_dir) == old_manifest["files"])
 
 
@@ -176,11 +178,9 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
         records.append({"id": unit.id, "kind": unit.kind, "title": unit.title, "title_zh": unit.title_zh,
                         "url": unit.url, "meta": unit.meta, "chunk_rows": rows,
                         "hash": unit.content_hash()})
-    corpus = hashlib.sha256(json.dumps([[r["id"], r["hash"]] for r in records]).encode()
-                            + "".join(hashes).encode()).hexdigest()[:20]
     builder = _builder_fingerprint()
     removed = len(set(old_manifest.get("units", {})) - seen_ids)
-    if _unchanged(index_dir, old_manifest, model, corpus, builder):
+    if _unchanged(index_dir, old_manifest, model, records, builder):
         _Checkpoint(index_dir).remove()
         return BuildStats(units=len(records), chunks=len(texts), embedded=0, reused=len(texts),
                           seconds=time.perf_counter() - started, embed_seconds=0.0, removed_units=removed)
@@ -250,7 +250,7 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
             "format": FORMAT_VERSION, "model": model, "dim": dim, "onnx": onnx,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"), "chunks": len(texts),
             "units": {r["id"]: r["hash"] for r in records},
-            "corpus": corpus, "builder": builder, "files": _file_stamps(tmp),
+            "builder": builder, "files": _file_stamps(tmp),
         }
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1))
         _swap_in(tmp, index_dir)
