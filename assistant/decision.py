@@ -29,6 +29,7 @@ from assistant.components import components_in, conflicts, specific
 from assistant.generic_lines import is_generic, specific_words
 from assistant.index import Index
 from assistant.environment import HARDWARE_HINTS
+from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
 from assistant.intent import is_question
 from assistant.origin_check import origin_agrees
 from assistant.provenance import paste_origin
@@ -110,8 +111,8 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     if not hits:
         return Decision(UNKNOWN, 0.0, failing_components=tuple(sorted(specific(failing))))
     top = hits[0]
-    confidence, strong = _strength(hits, tokens, index, idf)
-    evidence_level = _evidence(hits, tokens, index, idf)
+    confidence, strong = _strength(hits, tokens, index, idf, analysis)
+    evidence_level = _evidence(hits, tokens, index, idf, analysis)
     question = analysis is not None and is_question(
         " ".join((analysis.question, *analysis.plain_lines)), any(e.kind in ROOT_KINDS for e in analysis.errors))
     reasons: list[str] = []
@@ -143,18 +144,21 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
                     tuple(sorted(specific(failing))), diagnosis=diagnosis)
 
 
-def _strength(hits, tokens, index, idf) -> tuple[float, bool]:
+def _strength(hits, tokens, index, idf, analysis: Analysis | None = None) -> tuple[float, bool]:
     """How strongly the words of the paste point at the top hit: (confidence, enough to answer)."""
     top = hits[0]
     if top.signature >= SIGNATURE_OK:
         return round(min(1.0, 0.8 + 0.2 * top.signature), 3), True
-    evidence = _evidence(hits, tokens, index, idf)
+    evidence = _evidence(hits, tokens, index, idf, analysis)
     return round(max(0.0, min(0.79, 0.6 + (evidence - EVIDENCE_OK) / 2)), 3), evidence >= EVIDENCE_OK
 
 
-def _evidence(hits, tokens, index, idf) -> float:
+def _evidence(hits, tokens, index, idf, analysis: Analysis | None = None) -> float:
     top = hits[0]
-    margin = top.score - (hits[1].score if len(hits) > 1 else 0.0)
+    # the runner-up to beat is one that could answer this paste: an entry about other hardware
+    # (ranked below for that reason) is no rival
+    rivals = [h for h in hits[1:] if analysis is None or h.kind != "entry" or not hardware_conflict(h.meta, analysis)]
+    margin = top.score - (rivals[0].score if rivals else 0.0)
     return (top.dense + COVERAGE_WEIGHT * _coverage(top, tokens, index, idf)
             + SIGNATURE_COVERAGE_WEIGHT * signature_coverage(top, tokens, idf) + margin)
 
@@ -225,24 +229,52 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
         site = _other_emission_site(top, analysis)
         if site:
             reasons.append(site)
+        kind = _kind_conflict(top, analysis)
+        if kind:
+            reasons.append(kind)
         outside = conflicts(failing, about)
         if outside:
             reasons.append(f"Your error arises in {_names(outside)}, which this entry is not about"
                            + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
-    hardware = analysis.environment.hardware
-    wanted = [h for h in meta.get("hardware") or () if h != "any"]
-    if wanted and not _mentions_hardware(analysis, wanted):
-        if hardware and hardware not in wanted:
-            reasons.append(f"Your log is from {hardware} hardware; this entry is about {', '.join(wanted)}.")
-        elif not hardware and "nvidia" not in wanted:
-            # a log that names no hardware is most likely from NVIDIA GPUs: an entry about another
-            # platform (AMD, Moore Threads, Ascend) needs a sign of that platform in the paste
-            reasons.append(f"This entry is about {', '.join(wanted)} hardware; nothing in your log shows it.")
+    hardware = hardware_conflict(meta, analysis)
+    if hardware:
+        reasons.append(hardware)
     version_note = (_version_conflict(meta, analysis.environment.sglang_version)
                     or _frames_conflict(meta, analysis))
     if version_note:
         reasons.append(version_note)
     return reasons
+
+
+def hardware_conflict(meta: dict, analysis: Analysis) -> str | None:
+    """The entry is about hardware the paste is not from (a mixed log is not a conflict)."""
+    hardware = analysis.environment.hardware
+    wanted = [h for h in meta.get("hardware") or () if h != "any"]
+    if not wanted or _mentions_hardware(analysis, wanted):
+        return None
+    if hardware and hardware not in wanted:
+        return f"Your log is from {hardware} hardware; this entry is about {', '.join(wanted)}."
+    if not hardware and "nvidia" not in wanted:
+        # a log that names no hardware is most likely from NVIDIA GPUs: an entry about another
+        # platform (AMD, Moore Threads, Ascend) needs a sign of that platform in the paste
+        return f"This entry is about {', '.join(wanted)} hardware; nothing in your log shows it."
+    return None
+
+
+def paste_kinds(analysis: Analysis) -> frozenset[str]:
+    """The kinds of failure the user reports: in their words and their root error lines."""
+    roots = [e.text for e in analysis.errors if e.kind in ROOT_KINDS][:3]
+    return kinds_in(analysis.question, *roots)
+
+
+def _kind_conflict(top, analysis: Analysis) -> str | None:
+    """The user reports one kind of failure (an illegal memory access) and the entry, matched
+    without an error line that explains the root error, is about another (running out of memory)."""
+    theirs, ours = paste_kinds(analysis), entry_kinds(top.meta)
+    if not kind_conflict(theirs, ours):
+        return None
+    return (f"You report {_names(theirs)}; this entry is about {_names(ours)}, "
+            "a different kind of failure.")
 
 
 def _frames_conflict(meta: dict, analysis: Analysis) -> str | None:
@@ -266,6 +298,11 @@ def _mentions_hardware(analysis: Analysis, wanted) -> bool:
                      " ".join(analysis.environment.flags), analysis.environment.gpu or ""))
     if any(regex.search(text) for name, regex in HARDWARE_HINTS if name in wanted):
         return True
+    if wanted == ["nvidia"] and analysis.environment.hardware not in (None, "nvidia"):
+        # ROCm speaks CUDA's vocabulary (torch.cuda, HIP's CUDA names), and on an AMD host a CUDA
+        # library named in an error (`libcuda.so.1: cannot open shared object file`) is what is
+        # missing: neither is a sign of NVIDIA hardware
+        return False
     return bool({HARDWARE_COMPONENT.get(h) for h in wanted} & context_components(analysis))
 
 

@@ -53,8 +53,9 @@ SGLANG_HINT_RE = re.compile(r"sglang|sgl[_-]kernel|launch_server|/srt/|\bSGLANG_
                             r"Scheduler hit an exception|DataParallelController|detokenizer", re.I)
 HARDWARE_HINTS = [
     ("musa", re.compile(r"\bMUSA\b|mtgpu|\bMTT\b|\bmccl\b|mtshmem|mt_peermem|Moore Threads|摩尔线程", re.I)),
-    ("ascend", re.compile(r"\bAscend\b|\bNPU\b|npu-smi|\bCANN\b|昇腾", re.I)),
-    ("amd", re.compile(r"\bROCm\b|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi", re.I)),
+    # an image tag spells CANN with its version (`sglang:main-cann8.5.0-a3`)
+    ("ascend", re.compile(r"\bAscend\b|\bNPU\b|npu-smi|\bCANN(?:\b|(?=\d))|\bAtlas \d|昇腾", re.I)),
+    ("amd", re.compile(r"\bROCm(?:\b|(?=\d))|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi", re.I)),
     ("nvidia", re.compile(r"\bNVIDIA\b|\bCUDA\b|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b", re.I)),
 ]
 # Cheap prefilters (plain substring tests, ~0.1 us each) in front of the case-insensitive regexes
@@ -66,7 +67,7 @@ HARDWARE_HINTS = [
 # lines of a log have a few dozen shapes), so keys with digits are written in that form.
 HARDWARE_KEYS = {
     "musa": ("musa", "mtgpu", "mtt", "mccl", "mtshmem", "mt_peermem", "moore threads"),
-    "ascend": ("ascend", "npu", "cann"),
+    "ascend": ("ascend", "npu", "cann", "atlas"),
     "amd": ("rocm", "hip", "mi", "aiter", "gfx5", "hsa_status"),
     "nvidia": ("nvidia", "cuda", "nccl", "h555", "a555", "h55", "b555"),
 }

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from assistant.decision import SIGNATURE_OK, Decision, decide
+from assistant.decision import SIGNATURE_OK, Decision, decide, hardware_conflict
 from assistant.index import Index
 from assistant.term_weights import masked_signature, token_idf
 from assistant.text import mask, tokenize
@@ -149,6 +149,8 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
             tokens_of_line = line_tokens(ln)
             if gate.isdisjoint(tokens_of_line):
                 continue   # cannot reach NEAR_MATCH without one of the signature's rarest tokens
+            if _is_command(ln):
+                continue   # flags in a launch command spell an error line's words, not the error
             # rare tokens (cugreenctxdestroy, libcuda.so.1) decide a near match, not "ImportError"
             overlap = sum(idf(t) for t in sig_tokens & tokens_of_line) / total_weight
             if overlap >= NEAR_MATCH:
@@ -167,6 +169,15 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
 
 
 NEAR_MATCH = 0.8   # share of a signature's token weight a line must hold to nearly match it
+# a command that starts SGLang: `--disable-cuda-graph` holds every word of the hint line
+# "disable cuda graph by --disable-cuda-graph" that SGLang prints under a capture failure
+COMMAND_RE = re.compile(r"(?:^|[\s$>#])(?:python[\d.]*\s+-m\s+sglang[.\w]*|sglang\s+serve|[\w/.-]*launch_server(?:\.py)?)\s+--?\w",
+                        re.I)
+
+
+@lru_cache(maxsize=8192)
+def _is_command(line: str) -> bool:
+    return bool(COMMAND_RE.search(line))
 
 
 def _near_match_plan(sig_tokens: frozenset, idf, plans: dict | None) -> tuple[float, frozenset]:
@@ -301,6 +312,8 @@ class Retriever:
                             round(float(lex_norm[u]), 4), round(float(dense_unit[u]), 4),
                             round(sig, 3), tuple(evidence[:3]), unit.meta))
         hits.sort(key=lambda h: -h.score)
+        if use_trace:
+            hits = _fitting_hardware_first(hits, analysis, k)
         # similar reports come from every candidate, not only the top k (entries may fill those)
         similar = tuple(replace(h, evidence=tuple(analysis.original(ln) for ln in h.evidence))
                         for h in [h for h in hits if h.kind == "issue"
@@ -319,6 +332,16 @@ class Retriever:
             if not issue_decision.abstain:
                 hits, decision = ranked, issue_decision
         return Retrieval(tuple(hits), decision, analysis, similar)
+
+
+def _fitting_hardware_first(hits: list[Hit], analysis: Analysis, k: int) -> list[Hit]:
+    """Among the first k hits, entries about other hardware than the paste's (an NVIDIA-only fix
+    for a ROCm log) go after those that fit: the user's platform outranks shared words."""
+    head = hits[:k]
+    misfit = [h for h in head if h.kind == "entry" and hardware_conflict(h.meta, analysis)]
+    if not misfit or len(misfit) == len(head):
+        return hits
+    return [*(h for h in head if h not in misfit), *misfit, *hits[k:]]
 
 
 def _best(rows: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:

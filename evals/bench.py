@@ -48,6 +48,9 @@ print(index.units[index.chunk_unit[rows[0]]].id)
 
 def _env(**extra) -> dict:
     env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", ASK_NO_LLM="1")
+    # a user's Python keeps its bytecode cache (pip writes it at install, an editable install on
+    # first run): a shell that disables it would time compiling every module of ours on each run
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(extra)
     return env
 

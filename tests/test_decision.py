@@ -414,3 +414,66 @@ def test_the_piecewise_graphs_own_context_error_is_its_fix(assistant):
            "AttributeError: 'TcPiecewiseForwardContext' object has no attribute 'num_tokens'")
     fixed = assistant.retrieve(pcg.splitlines())
     assert fixed.outcome == "fix" and fixed.hits[fixed.decision.top].unit_id == "piecewise-cuda-graph-failed"
+
+
+DSA_INDEXER_IMA = """\
+DeepSeek-V3.2 on 8x H200, sglang 0.5.9: long-context requests (about 100k tokens) crash the server
+during prefill with an illegal memory access inside the DSA indexer (fp8_paged_mqa_logits in deep_gemm).
+Short prompts work. torch.cuda.memory shows plenty of free memory when it happens.
+"""
+
+
+def test_failure_kinds_are_read_from_words_and_lines():
+    from assistant.failure_kind import kind_conflict, kinds_in
+
+    assert kinds_in("RuntimeError: CUDA error: an illegal memory access was encountered") == {"illegal memory access"}
+    assert kinds_in("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB") == {"out of memory"}
+    assert kinds_in("after the upgrade output throughput for long outputs dropped sharply") == {"slow"}
+    assert kinds_in("the server hangs after the first request") == {"hang"}
+    # a failure the user set something up to avoid is not the one they report
+    assert kinds_in("to avoid OOM I lowered --mem-fraction-static, but now the output is gibberish") == {"wrong output"}
+    assert kind_conflict(frozenset({"illegal memory access"}), frozenset({"out of memory"}))
+    assert not kind_conflict(frozenset({"hang", "out of memory"}), frozenset({"out of memory"}))
+    assert not kind_conflict(frozenset(), frozenset({"out of memory"}))
+
+
+def test_a_report_of_another_kind_of_failure_is_not_the_entrys_fix(assistant):
+    # same component, same kernel, same words as the indexer out-of-memory entry: a different failure
+    retrieval = assistant.retrieve(DSA_INDEXER_IMA.splitlines())
+    top = retrieval.hits[retrieval.decision.top].unit_id if retrieval.hits else None
+    assert not (retrieval.outcome == "fix" and top == "dsa-indexer-mqa-logits-long-prefill-oom")
+    if top == "dsa-indexer-mqa-logits-long-prefill-oom":
+        assert any("different kind of failure" in r for r in retrieval.decision.reasons)
+
+
+def test_a_launch_command_is_not_an_error_line(assistant):
+    # `--disable-cuda-graph` holds every word of the hint SGLang prints under a capture failure
+    paste = ["run eagle speculative decoding error!",
+             "CUDA_VISIBLE_DEVICES=0,1,3,7 python -m sglang.launch_server --model /models/Meta-Llama-3.1-70B-Instruct "
+             "--tp 4 --speculative-algo EAGLE --speculative-draft /models/EAGLE-LLaMA3-70B --mem-fraction 0.7 "
+             "--disable-cuda-graph",
+             "I got an error like this (screenshot), please help."]
+    retrieval = assistant.retrieve(paste)
+    assert all(h.signature < 0.6 for h in retrieval.hits if h.unit_id == "cuda-graph-capture-failed")
+    assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "cuda-graph-capture-failed")
+
+
+ROCM_LIBCUDA = """\
+MI300X host, ROCm 6.3, rocm-smi shows all 8 GPUs.
+$ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct
+[2025-11-03 10:12:01] WARNING HIPAllocatorConfig.h:29: expandable_segments not supported on this platform
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.10/dist-packages/sgl_kernel/__init__.py", line 5, in <module>
+    from sgl_kernel import common_ops
+ImportError: libcuda.so.1: cannot open shared object file: No such file or directory
+"""
+
+
+def test_an_entry_about_the_users_hardware_ranks_before_one_about_other_hardware(assistant):
+    # the NVIDIA-only missing-libcuda entry shares the error line; the user is on AMD
+    retrieval = assistant.retrieve(ROCM_LIBCUDA.splitlines())
+    ranked = [h.unit_id for h in retrieval.hits]
+    assert "rocm-cuda-build-of-sglang-installed" in ranked
+    if "libcuda-so-not-found" in ranked:
+        assert ranked.index("rocm-cuda-build-of-sglang-installed") < ranked.index("libcuda-so-not-found")
+    assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "libcuda-so-not-found")

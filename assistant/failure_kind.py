@@ -1,0 +1,65 @@
+"""Failure kinds: what sort of failure a text reports — out of memory, an illegal memory access, a
+hang, wrong output, slowness, a process killed by a signal.
+
+Two reports about the same component and in the same words can still be different failures: an
+illegal memory access in the DSA indexer is not the indexer's out-of-memory problem, though both
+name the indexer. When an entry is matched by words (no error line of its own in the paste), its
+failure kind must agree with the user's: the decision (`assistant/decision.py`) counts a paste whose
+kinds and the entry's kinds are both known and share none as evidence against the entry.
+
+Kinds are read the same way from both sides: from the user's root error lines and words, and from
+an entry's title, error lines and symptoms (not its cause, which may tell what a failure leads to).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(pattern, re.I)) for name, pattern in (
+    ("out of memory", r"out of memory|OutOfMemory|\bOOM(?:s|ed)?\b|not enough (?:GPU |device |host )?memory|"
+                      r"insufficient (?:GPU |device |host )?memory|memory (?:is )?exhausted|显存不足|内存不足|爆显存|显存溢出"),
+    ("illegal memory access", r"illegal memory access|illegal address|misaligned address|非法内存访问|非法地址"),
+    ("hang", r"\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bfroze\b|deadlock|"
+             r"no (?:response|progress|output)\b|not respond\w*|never (?:returns?|finish\w*|complet\w*)|卡住|卡死|无响应|死锁"),
+    ("wrong output", r"garbage|gibberish|nonsense|乱码|wrong (?:outputs?|answers?|results?|tokens?)|"
+                     r"accuracy (?:drops?|degrad\w*|regress\w*)|incorrect (?:outputs?|answers?|results?)|"
+                     r"repetitive|repeat(?:s|ing)? (?:itself|the same)|精度下降|输出错误"),
+    ("slow", r"\bslow(?:er|ly|ness|down)?\b|low (?:throughput|tokens?/s)|"
+             r"\b(?:throughput|performance|tokens?/s|speed)\b[^.;\n]{0,40}\b(?:drop\w*|fell|falls?|declin\w*|decreas\w*|regress\w*|degrad\w*)|"
+             r"\b(?:drop|declin\w*|decrease|regression|degradation) in (?:throughput|performance|speed)|"
+             r"high latency|latency (?:spikes?|regress\w*)|变慢|掉速|性能下降|吞吐.{0,6}(?:下降|降低)"),
+))
+
+
+# a clause about a failure the user wants to avoid ("to avoid OOM, I set ..."), up to the clause's end
+AVOIDED_RE = re.compile(r"\b(?:so(?: that)?|to avoid|to prevent|instead of|without|in case|rather than|so as not to)\b[^.?!;,\n]*",
+                        re.I)
+
+
+def kinds_in(*texts: str) -> frozenset[str]:
+    """The failure kinds the texts name; a clause about a failure to avoid ("to avoid OOM") does
+    not count."""
+    found = set()
+    for text in texts:
+        if not text:
+            continue
+        text = AVOIDED_RE.sub(" ", text)
+        found |= {name for name, pattern in KIND_PATTERNS if pattern.search(text)}
+    return frozenset(found)
+
+
+@lru_cache(maxsize=4096)
+def _entry_kinds(title: str, lines: tuple[str, ...]) -> frozenset[str]:
+    return kinds_in(title, *lines)
+
+
+def entry_kinds(meta: dict) -> frozenset[str]:
+    """The kinds of failure an entry is about, from its title, error lines and symptoms."""
+    lines = tuple(meta.get("signatures") or ()) + tuple(meta.get("symptoms") or ())
+    return _entry_kinds(meta.get("title", ""), lines)
+
+
+def kind_conflict(paste: frozenset[str], entry: frozenset[str]) -> bool:
+    """Both sides name a kind of failure, and no kind is shared."""
+    return bool(paste) and bool(entry) and not paste & entry
