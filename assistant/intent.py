@@ -18,7 +18,8 @@ FAILURE_RE = re.compile(
     r"mismatch\w*|leak\w*|empty (?:output|response|content|body)|returns? (?:null|none|empty)|"
     r"near zero|drop(?:s|ped)?|doubl\w*|grows?|worse|spikes?|instead of|although|even though|but\b|"
     r"no longer|anymore|stop(?:s|ped)?|unexpected\w*|weird|strange|refus\w*|reject\w*|complain\w*|"
-    r"(?:is|are|was|does|do|did|ca)n[o']?t|cannot|not (?:recogni[sz]ed|found|loaded|available))\b"
+    r"(?:is|are|was|does|do|did|ca)n[o']?t|cannot|not (?:recogni[sz]ed|found|loaded|available)|"
+    r"(?:is|are|was|were|comes? back|came back|stays?) (?:empty|blank|null|none|missing)|missing|ends? up in)\b"
     r"|报错|错误|失败|崩溃|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回",
     re.I)
 ASKING_RE = re.compile(
@@ -35,6 +36,7 @@ ASKING_RE = re.compile(
 HYPOTHETICAL_RE = re.compile(
     r"\b(?:so(?: that)?|to avoid|to prevent|instead of|without|in case|rather than|so as not to)\b[^.?!;]*",
     re.I)
+FLAG_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:[= ](?:\d[\w.]*|true|false))?", re.I)
 OPENING_ASK_RE = re.compile(r"^\s*(?:how|can|could|is|are|does|do|what|which|should|would|will)\b", re.I)
 
 
@@ -46,6 +48,9 @@ def is_question(question: str, has_log_errors: bool) -> bool:
     a question, a failure named only in a clause of purpose ("so X doesn't OOM") is not reported."""
     if has_log_errors or not question.strip():
         return False
+    # a flag is configuration, not the user's words: `--enable-reasoning` asks nothing and
+    # `--watchdog-timeout` reports nothing
+    question = FLAG_RE.sub(" ", question)
     if not ASKING_RE.search(question):
         return False
     words = HYPOTHETICAL_RE.sub(" ", question) if OPENING_ASK_RE.match(question) else question

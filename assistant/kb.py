@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from assistant.components import BY_NAME as _COMPONENTS
+from assistant.host_platform import PLATFORMS
 from assistant.trace import FRAME_RE
 
 AREAS = (
@@ -77,6 +78,7 @@ class Entry:
     components: tuple[str, ...] = ()   # what the entry is about, beyond what its lines name
     # the entry says what a line means and how to find the failure behind it, not that failure
     diagnosis: bool = False
+    os: tuple[str, ...] = ()   # the host platforms the entry is about (windows, macos, aarch64); () = any
 
 
     @property
@@ -93,7 +95,7 @@ class Entry:
                                  s.get("caveat")) for s in d["fix"])
         d["wrong_advice"] = tuple(WrongAdvice(**w) for w in d["wrong_advice"])
         d["sources"] = tuple(Source(**s) for s in d["sources"])
-        for key in ("signatures", "symptoms", "keywords", "hardware", "verify", "components"):
+        for key in ("signatures", "symptoms", "keywords", "hardware", "verify", "components", "os"):
             d[key] = tuple(d.get(key) or ())
         return cls(**d)
 
@@ -214,7 +216,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
             raise EntryError(f"missing required field '{key}'")
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
-             "diagnosis"}
+             "diagnosis", "os"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -229,6 +231,10 @@ def parse_entry(text: str, path: str = "") -> Entry:
     bad_hw = [h for h in hardware if h not in HARDWARE]
     if bad_hw:
         raise EntryError(f"hardware {bad_hw} not in {', '.join(HARDWARE)}")
+    platforms = _str_list(meta.get("os"), "os")
+    bad_os = [p for p in platforms if p not in PLATFORMS]
+    if bad_os:
+        raise EntryError(f"os {bad_os} not in {', '.join(PLATFORMS)}")
     components = _str_list(meta.get("components"), "components")
     bad_components = [c for c in components if c not in COMPONENT_NAMES]
     if bad_components:
@@ -276,6 +282,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         path=path,
         components=components,
         diagnosis=diagnosis,
+        os=platforms,
     )
 
 

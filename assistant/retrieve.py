@@ -16,7 +16,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from assistant.decision import SIGNATURE_OK, Decision, decide, hardware_conflict
+from assistant.decision import SIGNATURE_OK, Decision, decide, scope_conflict
+from assistant.host_platform import platform_fits
 from assistant.index import Index
 from assistant.term_weights import masked_signature, token_idf
 from assistant.text import mask, tokenize
@@ -180,6 +181,18 @@ def _is_command(line: str) -> bool:
     return bool(COMMAND_RE.search(line))
 
 
+def _identifiers_outside_commands(tokens, lines, line_tokens) -> frozenset:
+    """The query's identifiers, less those only its launch commands hold: a flag the user set
+    (`--enable-torch-compile`) is configuration, not a paraphrase of an error line naming it."""
+    identifiers = frozenset(t for t in tokens if _is_identifier(t))
+    commands = [ln for ln in lines if _is_command(ln)]
+    if not identifiers or not commands:
+        return identifiers
+    in_commands = frozenset().union(*(line_tokens(ln) for ln in commands))
+    elsewhere = frozenset().union(*(line_tokens(ln) for ln in lines if not _is_command(ln)))
+    return identifiers - (in_commands - elsewhere)
+
+
 def _near_match_plan(sig_tokens: frozenset, idf, plans: dict | None) -> tuple[float, frozenset]:
     """A signature's total token weight, and its gate: the fewest rarest tokens that carry more
     than 1 - NEAR_MATCH of that weight, so a line holding none of them cannot nearly match."""
@@ -287,7 +300,6 @@ class Retriever:
             fused = LEXICAL_WEIGHT * lex_norm + (1 - LEXICAL_WEIGHT) * dense_norm
         candidates = [int(u) for rows in self._kind_groups()
                       for u in _best(rows, fused, CANDIDATES) if fused[u] > 0]
-        query_identifiers = frozenset(t for t in tokens if _is_identifier(t))
         token_cache: dict[str, frozenset] = {}
 
         def line_tokens(line: str) -> frozenset:  # each log line is tokenized once per search
@@ -295,6 +307,8 @@ class Retriever:
             if cached is None:
                 cached = token_cache[line] = frozenset(tokenize(line.lower()))
             return cached
+
+        query_identifiers = _identifiers_outside_commands(tokens, lines, line_tokens)
 
         hits = []
         for u in candidates:
@@ -335,13 +349,18 @@ class Retriever:
 
 
 def _fitting_hardware_first(hits: list[Hit], analysis: Analysis, k: int) -> list[Hit]:
-    """Among the first k hits, entries about other hardware than the paste's (an NVIDIA-only fix
-    for a ROCm log) go after those that fit: the user's platform outranks shared words."""
+    """Among the first k hits, entries about other hardware or another operating system than the
+    paste's (an NVIDIA-only fix for a ROCm log, the Windows entry for a Mac) go after those that
+    fit: the user's platform outranks shared words."""
     head = hits[:k]
-    misfit = [h for h in head if h.kind == "entry" and hardware_conflict(h.meta, analysis)]
-    if not misfit or len(misfit) == len(head):
+    misfit = [h for h in head if h.kind == "entry" and scope_conflict(h.meta, analysis)]
+    # an entry about the user's operating system that matched their error line comes first: the
+    # same pip line from a Windows host and from an [any] entry's case has the Windows fix
+    own = [h for h in head if h.kind == "entry" and h.signature >= SIGNATURE_OK and h not in misfit
+           and platform_fits(h.meta, analysis)]
+    if not own and (not misfit or len(misfit) == len(head)):
         return hits
-    return [*(h for h in head if h not in misfit), *misfit, *hits[k:]]
+    return [*own, *(h for h in head if h not in misfit and h not in own), *misfit, *hits[k:]]
 
 
 def _best(rows: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:

@@ -138,6 +138,8 @@ def _classify(line: str) -> str | None:
         return "exception"
     if line.endswith(":") and _introduces_output(line):
         return None   # "results in error:", "I got the following error:": the error is the next line
+    if _INTRO_TAIL_RE.search(line):
+        return None   # "`python -m sglang.launch_server ...` fails with": the error is the next line
     if "-" in line:
         line = _FLAG_NAME_RE.sub(" ", line)
     if FATAL_RE.search(line):
@@ -372,6 +374,11 @@ def _wordy(text: str) -> bool:
 
 _INTRO_WORDS = frozenset("error errors exception traceback log logs output message messages below following".split())
 _PLAIN_WORD_RE = re.compile(r"(?:I|[A-Z]?[a-z'’]+)[,.]?")
+
+
+# a line that ends by announcing what follows, with no colon
+_INTRO_TAIL_RE = re.compile(r"\b(?:fail(?:s|ed)?|errors?(?: out)?|errored(?: out)?|crash(?:es|ed)?|dies|died|"
+                            r"exit(?:s|ed)?|aborts?|aborted)\s+(?:with|like this|as follows|below)\s*[.,]?$", re.I)
 
 
 def _introduces_output(text: str) -> bool:

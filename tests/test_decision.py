@@ -86,6 +86,11 @@ def test_questions_are_not_problem_reports():
     assert is_question("How can I cap image resolution for Qwen2.5-VL so huge images don't blow up memory?",
                        has_log_errors=False)
     assert not is_question("Why does my server crash so often?", has_log_errors=False)
+    # words inside a flag neither ask (`--enable-...`) nor report; wrong behaviour told plainly reports
+    assert not is_question("With --enable-reasoning and --reasoning-parser deepseek-r1 plus a json_schema "
+                           "response_format, the JSON ends up in reasoning_content and content is empty.",
+                           has_log_errors=False)
+    assert is_question("Is --enable-dp-attention supported with Qwen3-MoE?", has_log_errors=False)
 
 
 def test_a_segfault_inside_ucx_is_not_answered_with_the_nccl_fix(assistant):
@@ -477,3 +482,59 @@ def test_an_entry_about_the_users_hardware_ranks_before_one_about_other_hardware
     if "libcuda-so-not-found" in ranked:
         assert ranked.index("rocm-cuda-build-of-sglang-installed") < ranked.index("libcuda-so-not-found")
     assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "libcuda-so-not-found")
+
+
+def test_a_report_in_prose_that_only_shares_an_entrys_topic_is_a_lead(assistant):
+    # no error line: the words are about prompts near the context length, like the entry for the
+    # request SGLang rejects, but the failure told is a crash, which that entry's steps do not fix
+    text = ("Qwen3-Coder-480B crashes when the prompt is close to the context length (about 255k tokens "
+            "of 262k): the server dies instead of rejecting the request. SGLang 0.5.5, TP8.")
+    retrieval = assistant.retrieve([text])
+    assert retrieval.outcome == "lead", (retrieval.outcome, [h.unit_id for h in retrieval.hits[:2]])
+    assert retrieval.hits[retrieval.decision.top].unit_id == "context-length-exceeded"
+
+
+def test_flags_in_a_launch_command_are_not_the_words_of_an_error_line(assistant):
+    # the capture-failure entry's lines name `--enable-torch-compile`; a user who set that flag
+    # and reports a tool-call problem has not printed that error
+    paste = ["Tool calls break on the second turn with Kimi-K2: the model's tool call comes back as plain "
+             "text after a tool result is sent.",
+             "python3 -m sglang.launch_server --model-path moonshotai/Kimi-K2-Instruct --tp 16 --nnodes 2 "
+             "--node-rank 0 --trust-remote-code --enable-torch-compile --mem-fraction-static 0.9 "
+             "--tool-call-parser kimi_k2"]
+    retrieval = assistant.retrieve(paste)
+    assert all(h.signature == 0 for h in retrieval.hits if h.unit_id == "cuda-graph-capture-failed")
+    assert retrieval.hits[0].unit_id.startswith("kimi-k2") or "tool-call" in retrieval.hits[0].unit_id
+
+
+def test_the_host_platform_is_read_from_paths_and_wheel_tags():
+    from assistant.host_platform import platforms_in
+    assert platforms_in(r'File "C:\Users\me\venv\Lib\site-packages\sglang\launch_server.py"') == {"windows"}
+    assert platforms_in("aiohttp-3.11.18-cp313-cp313-win_amd64.whl") == {"windows"}
+    assert platforms_in("sgl_kernel-0.3.5-cp39-abi3-macosx_15_0_arm64.whl") == {"macos"}
+    assert platforms_in("/Users/me/miniconda3/lib/python3.11/site-packages/sglang/srt/utils.py") == {"macos"}
+    assert platforms_in("GH200 480GB, Linux 6.8 aarch64") == {"aarch64"}
+    # WSL is Linux, and a Linux x86 log shows no platform at all
+    assert platforms_in("Ubuntu 22.04 under Windows Subsystem for Linux") == frozenset()
+    assert platforms_in("/usr/local/lib/python3.10/dist-packages/sglang/srt/server_args.py") == frozenset()
+
+
+MAC_PIP = """\
+pip install "sglang[all]" on my MacBook Pro (M3), Python 3.11 from Homebrew
+Collecting sglang[all]
+  Using cached sglang-0.5.3-py3-none-any.whl.metadata (24 kB)
+ERROR: Could not find a version that satisfies the requirement sgl-kernel==0.3.13 (from sglang[all]) (from versions: none)
+ERROR: No matching distribution found for sgl-kernel==0.3.13
+"""
+
+
+def test_an_entry_about_another_operating_system_is_not_the_fix(assistant):
+    # the same pip line as on Windows and on ARM servers; the paste is from a Mac
+    retrieval = assistant.retrieve(MAC_PIP.splitlines())
+    assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id in
+                ("windows-native-unsupported", "aarch64-gh200-install"))
+    ranked = [h.unit_id for h in retrieval.hits]
+    assert "macos-apple-silicon-install-mlx" in ranked
+    for other in ("windows-native-unsupported", "aarch64-gh200-install"):
+        if other in ranked:
+            assert ranked.index("macos-apple-silicon-install-mlx") < ranked.index(other)

@@ -8,6 +8,8 @@ from tests.conftest import REPO
 
 ENTRIES = load_entries(REPO / "kb" / "entries")
 PLATFORM_LINE = {"amd": "8x MI300X, ROCm 6.3", "musa": "MTT S4000 (Moore Threads), MUSA 4.0", "ascend": "Ascend 910B NPU, CANN 8.0"}
+OS_LINE = {"windows": "Windows 11, Python 3.11", "macos": "macOS 15 on a MacBook Pro (Apple M3)",
+           "aarch64": "GH200 (aarch64), Ubuntu 24.04"}
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.id for e in ENTRIES])
@@ -18,6 +20,9 @@ def test_entry_ranks_first_on_its_own_signatures(assistant, entry):
     platform = [PLATFORM_LINE[h] for h in entry.hardware if h in PLATFORM_LINE]
     if platform and "nvidia" not in entry.hardware:
         query = f"{platform[0]}\n{query}"
+    # and a user of an entry about one operating system shows it
+    if entry.os:
+        query = f"{OS_LINE[entry.os[0]]}\n{query}"
     answer = assistant.answer(query)
     ranked = [m.id for m in answer.matches]
     assert ranked and ranked[0] == entry.id, f"{entry.id}: ranked {ranked[:3]}"

@@ -111,6 +111,13 @@ def test_a_log_quoted_in_markdown_is_read_as_the_log():
     assert analysis.errors[0].kind == "exception"
 
 
+def test_words_that_announce_the_error_without_a_colon_are_not_the_error():
+    analysis = analyze_lines(["`python -m sglang.launch_server --model-path Mistral-7B-Instruct-v0.2/` fails with", "",
+                              "ImportError: cannot import name 'InputMetadata' from 'vllm.model_executor'"])
+    assert [e.text for e in analysis.errors] == [
+        "ImportError: cannot import name 'InputMetadata' from 'vllm.model_executor'"]
+
+
 def test_a_bare_assertion_error_is_read_with_the_assert_that_failed():
     failed = analyze_lines([
         "Traceback (most recent call last):",

@@ -1,0 +1,83 @@
+"""Host platform: the operating system or CPU architecture a paste comes from, and whether an
+entry's `os` scope fits it.
+
+The GPU vendor (`hardware`) does not say where SGLang was installed: the same `No matching
+distribution found for sgl-kernel` comes from native Windows, from a Mac and from an ARM server,
+and each has its own fix. An entry about one of them (`os: [windows]`) fits a paste that shows that
+platform — a `C:\\Users\\...` path, a `win_amd64` or `macosx_..._arm64` wheel tag, `aarch64`, a
+GH200 — and not a paste that shows another or none.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.trace import Analysis
+
+PLATFORMS = ("windows", "macos", "aarch64")
+PLATFORM_NAMES = {"windows": "native Windows", "macos": "macOS", "aarch64": "an ARM (aarch64) host"}
+PLATFORM_HINTS = (
+    # WSL is Linux: "Windows Subsystem for Linux" is not native Windows
+    ("windows", re.compile(r"\bwin_amd64\b|\bwin32\b|\bWindows\b(?! Subsystem)|\b[A-Z]:\\(?:Users|Program|Python|"
+                           r"ProgramData|Windows|Anaconda|Miniconda|conda)|\bPS [A-Z]:\\|\.exe\b|\bPowerShell\b|"
+                           r"\bcmd\.exe\b|Visual Studio|\bMSVC\b", re.I)),
+    ("macos", re.compile(r"\bmacOS\b|\bmacosx_\d|\bDarwin\b|(?<![\w/])/Users/[^/\s]+/|/opt/homebrew/|"
+                         r"\bApple (?:M\d|Silicon)\b|\bMacBook\b|\bMac (?:Studio|mini|Pro)\b", re.I)),
+    ("aarch64", re.compile(r"\baarch64\b|\bsbsa\b|\bG[BH]\d00\b|\bGB10\b|Grace (?:Hopper|Blackwell)|\bJetson\b|"
+                           r"\bDGX Spark\b|\bNeoverse\b|\bGraviton\b|\barm64\b", re.I)),
+)
+
+
+# plain substrings one of which every match of the regex above contains (lower case): a test costs
+# far less than the case-insensitive regex over a long log. KEEP THEM IN STEP WITH THE REGEXES.
+PLATFORM_KEYS = {
+    "windows": ("win_amd64", "win32", "windows", ":\\", ".exe", "powershell", "visual studio", "msvc"),
+    "macos": ("macos", "darwin", "/users/", "/opt/homebrew/", "apple", "macbook", "mac "),
+    "aarch64": ("aarch64", "sbsa", "gh1", "gh2", "gh3", "gb1", "gb2", "gb3", "grace", "jetson", "dgx spark",
+                "neoverse", "graviton", "arm64"),
+}
+# the platform shows where the user installed or started SGLang: the top of a log, not its hours
+LOG_LINES = 400
+
+
+def platforms_in(text: str) -> frozenset[str]:
+    low = text.lower()
+    return frozenset(name for name, regex in PLATFORM_HINTS
+                     if any(key in low for key in PLATFORM_KEYS[name]) and regex.search(text))
+
+
+_last: tuple[Analysis, frozenset[str]] | None = None
+
+
+def paste_platforms(analysis: Analysis) -> frozenset[str]:
+    """The platforms the paste shows: in the user's words, its first log lines, its traceback's
+    file paths and the GPU it names (asked once per hit; read once per paste)."""
+    global _last
+    if _last is not None and _last[0] is analysis:
+        return _last[1]
+    text = "\n".join((analysis.question, *analysis.plain_lines[:LOG_LINES], *analysis.masked_lines[:LOG_LINES],
+                      *analysis.frame_files, analysis.environment.gpu or ""))
+    found = platforms_in(text)
+    _last = (analysis, found)
+    return found
+
+
+def platform_conflict(meta: dict, analysis: Analysis) -> str | None:
+    """The entry is about a platform the paste does not show (a mixed paste is not a conflict)."""
+    wanted = [p for p in meta.get("os") or () if p in PLATFORMS]
+    if not wanted:
+        return None
+    shown = paste_platforms(analysis)
+    if shown & set(wanted):
+        return None
+    about = " or ".join(PLATFORM_NAMES[p] for p in wanted)
+    if shown:
+        return (f"Your paste is from {' and '.join(PLATFORM_NAMES[p] for p in sorted(shown))}; "
+                f"this entry is about {about}.")
+    return f"This entry is about {about}; nothing in your paste shows it."
+
+
+def platform_fits(meta: dict, analysis: Analysis) -> bool:
+    """The entry is about a platform the paste shows (`os: [windows]` and a `C:\\Users` path)."""
+    wanted = meta.get("os") or ()
+    return bool(wanted) and bool(paste_platforms(analysis) & set(wanted))
