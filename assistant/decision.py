@@ -8,8 +8,9 @@ Retrieval ranks (`assistant.retrieve`); this module decides, in three outcomes:
   does not agree: the entry matched only a generic line that many problems print
   (`assistant.generic_lines`), the root error is a specific line the entry does not explain, the
   trace fails inside a component the entry is not about (`assistant.components`), the user's
-  hardware, operating system (`assistant.host_platform`) or SGLang version is outside the entry's scope, the entry is a diagnosis (what a line
-  means and how to find the failure behind it, not that failure), or the paste is a how-to question.
+  hardware, operating system (`assistant.host_platform`) or SGLang version is outside the entry's
+  scope, the entry is a diagnosis (what a line means and how to find the failure behind it, not
+  that failure), or the paste is a how-to question.
 - `unknown`: nothing is close enough to name.
 
 Evidence for an entry is its matched lines; evidence against it is what in the paste it does not

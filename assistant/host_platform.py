@@ -53,8 +53,9 @@ def paste_platforms(analysis: Analysis) -> frozenset[str]:
     """The platforms the paste shows: in the user's words, its first log lines, its traceback's
     file paths and the GPU it names (asked once per hit; read once per paste)."""
     global _last
-    if _last is not None and _last[0] is analysis:
-        return _last[1]
+    last = _last   # read once: the web UI answers two pastes at a time
+    if last is not None and last[0] is analysis:
+        return last[1]
     text = "\n".join((analysis.question, *analysis.plain_lines[:LOG_LINES], *analysis.masked_lines[:LOG_LINES],
                       *analysis.frame_files, analysis.environment.gpu or ""))
     found = platforms_in(text)
