@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from assistant.trace import FLAG_NAME_RE
+
 FAILURE_RE = re.compile(
     r"\b(?:errors?|exceptions?|fail(?:s|ed|ing|ure)?|crash(?:es|ed|ing)?|hangs?|hung|stuck|freez\w*|"
     r"killed|oom|out of memory|segfault|abort\w*|timed? ?out|timeouts?|refused|broken|"
@@ -36,7 +38,6 @@ ASKING_RE = re.compile(
 HYPOTHETICAL_RE = re.compile(
     r"\b(?:so(?: that)?|to avoid|to prevent|instead of|without|in case|rather than|so as not to)\b[^.?!;]*",
     re.I)
-FLAG_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:[= ](?:\d[\w.]*|true|false))?", re.I)
 OPENING_ASK_RE = re.compile(r"^\s*(?:how|can|could|is|are|does|do|what|which|should|would|will)\b", re.I)
 
 
@@ -50,7 +51,7 @@ def is_question(question: str, has_log_errors: bool) -> bool:
         return False
     # a flag is configuration, not the user's words: `--enable-reasoning` asks nothing and
     # `--watchdog-timeout` reports nothing
-    question = FLAG_RE.sub(" ", question)
+    question = FLAG_NAME_RE.sub(" ", question)
     if not ASKING_RE.search(question):
         return False
     words = HYPOTHETICAL_RE.sub(" ", question) if OPENING_ASK_RE.match(question) else question

@@ -128,7 +128,7 @@ class Analysis:
 
 # a CLI flag's name says nothing about failure: `--router-worker-startup-timeout-secs 600` in a
 # launch command is not a timeout
-_FLAG_NAME_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+FLAG_NAME_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 
 
 def _classify(line: str) -> str | None:
@@ -141,7 +141,7 @@ def _classify(line: str) -> str | None:
     if _INTRO_TAIL_RE.search(line):
         return None   # "`python -m sglang.launch_server ...` fails with": the error is the next line
     if "-" in line:
-        line = _FLAG_NAME_RE.sub(" ", line)
+        line = FLAG_NAME_RE.sub(" ", line)
     if FATAL_RE.search(line):
         return "warning" if WARNING_RE.search(line) and "error" not in line.lower() else "fatal"
     if WARNING_RE.search(line):
