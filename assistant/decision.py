@@ -243,7 +243,7 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
     if hardware:
         reasons.append(hardware)
     version_note = (_version_conflict(meta, analysis.environment.sglang_version)
-                    or _frames_conflict(meta, analysis))
+                    or _frames_conflict(meta, analysis) or _legacy_unshown(meta, analysis))
     if version_note:
         reasons.append(version_note)
     return reasons
@@ -298,6 +298,36 @@ def _frames_conflict(meta: dict, analysis: Analysis) -> str | None:
     fixed = (f"was fixed in SGLang {meta['fixed']}" if meta.get("fixed") else "")
     return (f"Your traceback ({where}) comes from SGLang {releases.describe()}; this entry "
             + " and ".join(x for x in (about, fixed) if x) + ".")
+
+
+CURRENT_SERIES = "0.4.0"   # the oldest release the registries read; what users run today
+
+
+def _legacy_unshown(meta: dict, analysis: Analysis) -> str | None:
+    """An entry about releases older than every current one (SGLang 0.1.x, 2024) fits a paste
+    only when the paste shows such a release: by default a user runs a current one."""
+    affected = meta.get("affected")
+    if not affected or analysis.environment.sglang_version or analysis.sglang_frames:
+        return None
+    if not _wholly_before(affected, CURRENT_SERIES):
+        return None
+    return (f"This entry is about SGLang {affected}, older than every release since {CURRENT_SERIES}; "
+            "your log does not show which release you run (`python -c 'import sglang; print(sglang.__version__)'`).")
+
+
+@lru_cache(maxsize=1024)
+def _wholly_before(affected: str, release: str) -> bool:
+    """Whether a version range ends before `release` (`<0.2`, `<=0.3.6`, `==0.1.14`)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        bound = Version(release)
+        return any((s.operator == "<" and Version(s.version) <= bound)
+                   or (s.operator in ("<=", "==", "===") and Version(s.version) < bound)
+                   for s in SpecifierSet(affected))
+    except (InvalidSpecifier, InvalidVersion):
+        return False
 
 
 def _mentions_hardware(analysis: Analysis, wanted) -> bool:
@@ -500,7 +530,7 @@ def _version_conflict(meta: dict, version: str | None) -> str | None:
     from packaging.version import InvalidVersion, Version
 
     try:
-        v = Version(Version(version).base_version)
+        v = Version(version)
     except InvalidVersion:
         return None
     outside = scope_fits(v, meta.get("affected"), meta.get("fixed"))

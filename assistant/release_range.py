@@ -64,13 +64,31 @@ def scope_fits(version: Version, affected: str | None, fixed: str | None) -> str
     """Why a release is outside an entry's versions ("affected" / "fixed"); None when it is
     inside, or when the entry's specifiers do not parse."""
     try:
-        if affected and not SpecifierSet(affected).contains(version, prereleases=True):
+        if affected and not spec_contains(affected, version):
             return "affected"
-        if fixed and version >= Version(fixed):
+        if fixed and _comparable(version, fixed) >= Version(fixed):
             return "fixed"
     except (InvalidSpecifier, InvalidVersion):
         return None
     return None
+
+
+def spec_contains(spec: str, version: Version) -> bool:
+    """Whether a release is inside a version range. A bound that names a post release
+    (`==0.4.9.post1`, `>=0.4.10.post2`) tells post releases apart; a bound on a plain release
+    counts 0.4.9.post1 as 0.4.9, as the releases' notes do. Pre-releases and local builds count
+    as the release they lead to."""
+    return all(bound.contains(_comparable(version, bound.version), prereleases=True)
+               for bound in SpecifierSet(spec))
+
+
+def _comparable(version: Version, bound: str) -> Version:
+    base = Version(version.base_version)
+    try:
+        names_post = Version(bound).post is not None
+    except InvalidVersion:   # a wildcard bound such as 0.4.*
+        names_post = False
+    return Version(f"{base}.post{version.post}") if names_post and version.post is not None else base
 
 
 def dated_environment(analysis):

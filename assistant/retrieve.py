@@ -221,6 +221,7 @@ class Retriever:
         self._groups: list[np.ndarray] | None = None
         self._curated: tuple[np.ndarray, np.ndarray] | None = None
         self._worker: ThreadPoolExecutor | None = None
+        self._exact_table: list[tuple[str, str | None, int]] | None = None
 
     def _embedding(self, text: str) -> Future:
         """The query's vector, computed in a worker thread (two: a web UI answers two users at once)."""
@@ -240,6 +241,28 @@ class Retriever:
                 if len(curated_chunks) else np.zeros((0, self.index.vectors.d), dtype=np.float32)
             self._curated = (np.asarray(curated_chunks, dtype=np.int64), vectors)
         return self._groups
+
+    def _exact_signature_table(self) -> list[tuple[str, str | None, int]]:
+        """Every entry's and document's masked signature with the word that gates it and its unit
+        row: a unit whose error line the log holds word for word is a candidate however the fused
+        scores rank it (a short install error drowned in pip output is still that error)."""
+        if self._exact_table is None:
+            table = []
+            for row, unit in enumerate(self.index.units):
+                if unit.kind == "issue":
+                    continue
+                for sig in unit.meta.get("signatures") or ():
+                    msig, _ = masked_signature(sig)
+                    if len(_strip_placeholders(msig).strip()) >= 12:
+                        table.append((msig, _gate_word(msig), row))
+            self._exact_table = table
+        return self._exact_table
+
+    def _exact_signature_units(self, joined: str) -> list[int]:
+        """Rows of the units with a signature that occurs in the masked log as it is."""
+        words = frozenset(_WORD_RE.findall(joined))
+        return sorted({row for msig, gate, row in self._exact_signature_table()
+                       if (gate is None or gate in words) and msig in joined})
 
     def _dense_curated(self, vec: np.ndarray, dense_unit: np.ndarray) -> None:
         """With issues in the index, entries and documents get their exact cosine even when
@@ -300,6 +323,9 @@ class Retriever:
             fused = LEXICAL_WEIGHT * lex_norm + (1 - LEXICAL_WEIGHT) * dense_norm
         candidates = [int(u) for rows in self._kind_groups()
                       for u in _best(rows, fused, CANDIDATES) if fused[u] > 0]
+        if use_trace:
+            pooled = set(candidates)
+            candidates += [u for u in self._exact_signature_units(joined) if u not in pooled]
         token_cache: dict[str, frozenset] = {}
 
         def line_tokens(line: str) -> frozenset:  # each log line is tokenized once per search
@@ -361,6 +387,17 @@ def _fitting_hardware_first(hits: list[Hit], analysis: Analysis, k: int) -> list
     if not own and (not misfit or len(misfit) == len(head)):
         return hits
     return [*own, *(h for h in head if h not in misfit and h not in own), *misfit, *hits[k:]]
+
+
+_WORD_RE = re.compile(r"(?<![a-z0-9_])[a-z_][a-z0-9_]{3,}")
+
+
+@lru_cache(maxsize=8192)
+def _gate_word(masked_sig: str) -> str | None:
+    """The longest word inside a masked signature (not its first or last, which a line may hold
+    as part of a longer word): a log whose words lack it cannot hold the signature."""
+    words = _WORD_RE.findall(masked_sig)[1:-1]
+    return max(words, key=len) if words else None
 
 
 def _best(rows: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:

@@ -7,8 +7,9 @@ def step_version_ok(spec: str | None, version: str | None, registry) -> bool | N
     """Does a fix step's version range include the user's version? None when unknown."""
     if not spec or not version:
         return None
-    from packaging.specifiers import SpecifierSet
     from packaging.version import InvalidVersion, Version
+
+    from assistant.release_range import spec_contains
 
     try:
         v = Version(version)
@@ -17,4 +18,4 @@ def step_version_ok(spec: str | None, version: str | None, registry) -> bool | N
         if not nearest:
             return None
         v = Version(nearest)
-    return SpecifierSet(spec).contains(Version(v.base_version), prereleases=True)
+    return spec_contains(spec, v)

@@ -9,6 +9,7 @@ outrank the root error, and only a bounded set of distinct interesting lines is 
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -235,6 +236,15 @@ def _feed(raw: str, st: _State) -> None:
     if "DEBUG" in text[:80] and DEBUG_LEVEL_RE.match(text):
         return   # a DEBUG line records what the program handled ("falling back to ..."), not the failure
     st.tail.append(text)
+    if text.startswith("{"):
+        message = json_error_message(text)
+        if message:
+            # a server's JSON error body (curl output): its message is the error, whatever its words
+            st.last_was_prose = False
+            if len(st.templates) < MAX_TEMPLATES:
+                _remember(st, _masked(text, st, text_shape), text)
+            _add_error(st, message, _classify(message) or "exception")
+            return
     prose = not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text) and (
         _looks_like_prose(text) or (st.last_was_prose and _wordy(text)))
     st.last_was_prose = prose
@@ -359,6 +369,28 @@ def _add_error(st: _State, text: str, kind: str, masked: str | None = None) -> N
         if len(st.errors) >= MAX_ERRORS * 2:
             return
         st.errors[masked] = [text, st.total, 1, kind]
+
+
+# {"object":"error","message":...} (SGLang's OpenAI API), {"error":{"message":...}} (OpenAI, the
+# router), {"detail":...} (FastAPI); double quotes as sent, single quotes as Python prints a dict
+_JSON_ERROR_RE = re.compile(r"""^\{\s*['"](?:object['"]\s*:\s*['"]error|error|detail)['"]""")
+_JSON_MESSAGE_RE = re.compile(r"""['"](?:message|msg|detail|error)['"]\s*:\s*(?:"((?:[^"\\]|\\.)+)"|'((?:[^'\\]|\\.)+)')""")
+
+
+def json_error_message(text: str) -> str | None:
+    """The message of a JSON error body pasted as a line, or None for any other line."""
+    if not _JSON_ERROR_RE.match(text):
+        return None
+    found = _JSON_MESSAGE_RE.search(text)
+    if not found:
+        return None
+    raw = found.group(1) if found.group(1) is not None else found.group(2)
+    try:
+        message = json.loads(f'"{raw}"') if found.group(1) is not None else raw
+    except ValueError:
+        message = raw
+    message = message.strip()
+    return message if len(message) >= 8 else None
 
 
 _CONVERSATION_RE = re.compile(

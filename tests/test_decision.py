@@ -204,6 +204,15 @@ def test_a_version_outside_the_entry_scope_is_a_lead(assistant):
         assert retrieval.outcome != "fix"
 
 
+
+def test_a_post_release_is_inside_an_entry_about_that_post_release(assistant):
+    # 0.4.9.post1 shipped without sentencepiece; 0.4.9.post2 put it back: the user's post number decides
+    error = "ModuleNotFoundError: No module named 'sentencepiece'"
+    broken = assistant.retrieve(["sglang 0.4.9.post1", error])
+    assert broken.outcome == "fix" and broken.hits[0].unit_id == "sentencepiece-missing-sglang-0-4-9-post1"
+    mended = assistant.retrieve(["sglang 0.4.9.post2", error])
+    assert not (mended.outcome == "fix" and mended.hits[0].unit_id == "sentencepiece-missing-sglang-0-4-9-post1")
+
 HICACHE_SEGFAULT = """\
 HiCache with Mooncake as the L3 backend: after scaling the store down, every request fails.
 2025-11-17 03:25:01] INFO:     10.0.0.8:45974 - "GET /metrics HTTP/1.1" 200 OK
@@ -538,3 +547,24 @@ def test_an_entry_about_another_operating_system_is_not_the_fix(assistant):
     for other in ("windows-native-unsupported", "aarch64-gh200-install"):
         if other in ranked:
             assert ranked.index("macos-apple-silicon-install-mlx") < ranked.index(other)
+
+
+def test_an_error_the_server_returned_as_json_is_answered_like_a_logged_one(assistant):
+    paste = [
+        "$ curl -s http://127.0.0.1:30000/v1/chat/completions -d '{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'",
+        '{"object":"error","message":"The engine initialized with skip_tokenizer_init=True cannot accept text prompts. '
+        'Please provide input_ids or re-initialize the engine with skip_tokenizer_init=False.","type":"BadRequestError",'
+        '"param":null,"code":400}',
+        '[2026-03-02 10:11:12] INFO:     127.0.0.1:40112 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request',
+    ]
+    retrieval = assistant.retrieve(paste)
+    assert retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "skip-tokenizer-init-text-and-openai-api"
+
+
+def test_an_entry_about_a_2024_release_needs_the_paste_to_show_that_release(assistant):
+    # flashinfer 0.0.3 broke sampling under SGLang 0.1.x; today the same line has other causes
+    error = "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0"
+    unshown = assistant.retrieve(["Qwen3 NEXTN on two nodes, after a few hundred requests:", error])
+    assert not (unshown.outcome == "fix" and unshown.hits[0].unit_id == "flashinfer-0.0.3-sampling-nan")
+    shown = assistant.retrieve(["sglang 0.1.14", "flashinfer 0.0.3", error])
+    assert shown.outcome == "fix" and shown.hits[0].unit_id == "flashinfer-0.0.3-sampling-nan"

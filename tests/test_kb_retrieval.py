@@ -26,3 +26,23 @@ def test_entry_ranks_first_on_its_own_signatures(assistant, entry):
     answer = assistant.answer(query)
     ranked = [m.id for m in answer.matches]
     assert ranked and ranked[0] == entry.id, f"{entry.id}: ranked {ranked[:3]}"
+
+
+def test_entry_whose_error_line_is_in_the_log_is_tried_however_the_scores_rank_it(assistant, monkeypatch):
+    # a one-line install error under pages of pip output: the words of the output rank other
+    # entries first, and an entry outside the scored pool would never get its signature tried
+    import assistant.retrieve as retrieve
+    monkeypatch.setattr(retrieve, "CANDIDATES", 1)
+    paste = "\n".join([
+        "PS C:\\Users\\ops\\src\\sglang> pip install -e \"python[all]\"",
+        "Obtaining file:///C:/Users/ops/src/sglang/python",
+        "  Installing build dependencies ... done",
+        "  Getting requirements to build editable ... done",
+        "Collecting aiohttp (from sglang==0.4.6)",
+        "  Using cached aiohttp-3.11.18-cp312-cp312-win_amd64.whl.metadata (8.0 kB)",
+        "Requirement already satisfied: torch in c:\\python312\\lib\\site-packages (from sglang==0.4.6) (2.6.0)",
+        "INFO: pip is looking at multiple versions of sglang[srt] to determine which version is compatible.",
+        "ERROR: No matching distribution found for sgl-kernel==0.1.0; extra == \"srt\"",
+    ])
+    answer = assistant.answer(paste)
+    assert [m.id for m in answer.matches][:1] == ["windows-native-unsupported"]

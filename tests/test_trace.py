@@ -136,3 +136,18 @@ def test_a_bare_assertion_error_is_read_with_the_assert_that_failed():
         "AssertionError",
     ])
     assert outer.primary.text == "AssertionError"
+
+
+def test_a_json_error_body_is_read_as_the_error_not_as_the_users_words():
+    # curl prints the server's reply; its message is the error however many plain words it has
+    analysis = analyze(
+        "$ curl -s localhost:30000/v1/embeddings -d '{\"model\": \"m\", \"input\": \"hi\"}'\n"
+        '{"object":"error","message":"This model does not appear to be an embedding model by default. '
+        'Please add `--is-embedding` when launching the server or try another model.","type":"BadRequestError",'
+        '"param":null,"code":400}\n')
+    assert analysis.errors and analysis.errors[0].text.startswith("This model does not appear to be an embedding model")
+    assert not analysis.question
+    router = analyze('{"error": {"type": "service_unavailable", "message": "No available workers (all circuits open or unhealthy)"}}')
+    assert router.errors[0].text.startswith("No available workers")
+    # a request body is not an error
+    assert not analyze('{"model": "default", "messages": [{"role": "user", "content": "hello there, how are you today"}]}').errors
