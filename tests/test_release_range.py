@@ -79,8 +79,12 @@ def test_the_shipped_frame_table_is_derived_from_the_shipped_symbol_registry():
 def test_an_entry_about_old_releases_is_no_fix_for_a_modern_traceback(assistant):
     from assistant.render import render_text
 
-    alone = assistant.retrieve(["RuntimeError: probability tensor contains either `inf`, `nan` or element < 0"])
-    assert alone.hits[0].unit_id == "flashinfer-0.0.3-sampling-nan" and alone.outcome == "fix"
+    # with no release shown, an entry about 2024's releases is a lead; with 0.1.x shown, the fix
+    error = "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0"
+    alone = assistant.retrieve([error])
+    assert alone.hits[0].unit_id == "flashinfer-0.0.3-sampling-nan" and alone.outcome == "lead"
+    dated = assistant.retrieve(["sglang 0.1.14", error])
+    assert dated.hits[0].unit_id == "flashinfer-0.0.3-sampling-nan" and dated.outcome == "fix"
 
     modern = assistant.retrieve(MODERN_SAMPLING_NAN.splitlines())
     assert modern.outcome != "fix"
