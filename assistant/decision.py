@@ -35,7 +35,7 @@ from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
 from assistant.intent import is_question
 from assistant.origin_check import origin_agrees
 from assistant.provenance import paste_origin
-from assistant.release_range import release_range, scope_fits
+from assistant.release_range import OLDEST_RELEASE, ends_before, release_range, scope_fits
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence
@@ -300,34 +300,16 @@ def _frames_conflict(meta: dict, analysis: Analysis) -> str | None:
             + " and ".join(x for x in (about, fixed) if x) + ".")
 
 
-CURRENT_SERIES = "0.4.0"   # the oldest release the registries read; what users run today
-
-
 def _legacy_unshown(meta: dict, analysis: Analysis) -> str | None:
     """An entry about releases older than every current one (SGLang 0.1.x, 2024) fits a paste
     only when the paste shows such a release: by default a user runs a current one."""
     affected = meta.get("affected")
     if not affected or analysis.environment.sglang_version or analysis.sglang_frames:
         return None
-    if not _wholly_before(affected, CURRENT_SERIES):
+    if not ends_before(affected, OLDEST_RELEASE):
         return None
-    return (f"This entry is about SGLang {affected}, older than every release since {CURRENT_SERIES}; "
+    return (f"This entry is about SGLang {affected}, older than every release since {OLDEST_RELEASE}; "
             "your log does not show which release you run (`python -c 'import sglang; print(sglang.__version__)'`).")
-
-
-@lru_cache(maxsize=1024)
-def _wholly_before(affected: str, release: str) -> bool:
-    """Whether a version range ends before `release` (`<0.2`, `<=0.3.6`, `==0.1.14`)."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        bound = Version(release)
-        return any((s.operator == "<" and Version(s.version) <= bound)
-                   or (s.operator in ("<=", "==", "===") and Version(s.version) < bound)
-                   for s in SpecifierSet(affected))
-    except (InvalidSpecifier, InvalidVersion):
-        return False
 
 
 def _mentions_hardware(analysis: Analysis, wanted) -> bool:

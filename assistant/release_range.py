@@ -34,6 +34,7 @@ SGLANG_FILE = re.compile(r"(?:^|[/\\])(sglang(?:[/\\][\w.-]+)+?)\.py$")
 # stand-ins for the releases the registry does not hold: before its oldest, after its newest
 OLDER = tuple(Version(v) for v in ("0.1.0", "0.2.0", "0.3.0", "0.3.6"))
 NEWER = tuple(Version(v) for v in ("0.6.0", "1.0.0"))
+OLDEST_RELEASE = Version("0.4.0")   # the registries' oldest release: what users run is no older
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,17 @@ def spec_contains(spec: str, version: Version) -> bool:
     as the release they lead to."""
     return all(bound.contains(_comparable(version, bound.version), prereleases=True)
                for bound in SpecifierSet(spec))
+
+
+def ends_before(spec: str, release: Version) -> bool:
+    """Whether a version range ends before `release` (`<0.2`, `<=0.3.6`, `==0.1.14`): no release
+    from `release` on is inside it."""
+    try:
+        return any((bound.operator == "<" and Version(bound.version) <= release)
+                   or (bound.operator in ("<=", "==", "===") and Version(bound.version) < release)
+                   for bound in SpecifierSet(spec))
+    except (InvalidSpecifier, InvalidVersion):
+        return False
 
 
 def _comparable(version: Version, bound: str) -> Version:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from assistant.release_range import spec_contains
+
 
 def step_version_ok(spec: str | None, version: str | None, registry) -> bool | None:
     """Does a fix step's version range include the user's version? None when unknown."""
     if not spec or not version:
         return None
     from packaging.version import InvalidVersion, Version
-
-    from assistant.release_range import spec_contains
 
     try:
         v = Version(version)

@@ -204,7 +204,6 @@ def test_a_version_outside_the_entry_scope_is_a_lead(assistant):
         assert retrieval.outcome != "fix"
 
 
-
 def test_a_post_release_is_inside_an_entry_about_that_post_release(assistant):
     # 0.4.9.post1 shipped without sentencepiece; 0.4.9.post2 put it back: the user's post number decides
     error = "ModuleNotFoundError: No module named 'sentencepiece'"
@@ -212,6 +211,7 @@ def test_a_post_release_is_inside_an_entry_about_that_post_release(assistant):
     assert broken.outcome == "fix" and broken.hits[0].unit_id == "sentencepiece-missing-sglang-0-4-9-post1"
     mended = assistant.retrieve(["sglang 0.4.9.post2", error])
     assert not (mended.outcome == "fix" and mended.hits[0].unit_id == "sentencepiece-missing-sglang-0-4-9-post1")
+
 
 HICACHE_SEGFAULT = """\
 HiCache with Mooncake as the L3 backend: after scaling the store down, every request fails.
