@@ -37,6 +37,9 @@ GPU_RE = re.compile(
 )
 GPU_CONTEXT_RE = re.compile(r"GPU|NVIDIA|AMD|Instinct|Radeon|MTT|Ascend|Atlas|[×x]\s?\d|\d\s?[×x]|device|card|显卡|卡", re.I)
 # Another program's own log or stack trace: SGLang fixes do not apply unless a signature matches.
+# mini-sglang (`python -m minisgl`) is a separate small engine: its flags and code are not SGLang's
+MINI_SGLANG = r"\bmini[-_ ]?sglang\b|\bminisgl\b"
+MINI_SGLANG_RE = re.compile(MINI_SGLANG, re.I)
 OTHER_SOFTWARE_RE = re.compile(
     r"\bvllm\b|\bvLLM\b|text[-_]generation[-_](?:launcher|router|inference|server)|\bTGI\b|llama\.cpp|llama-server|\bollama\b|"
     r"tensorrt_llm|TensorRT-LLM|tritonserver|\bMindIE\b|\bDeepSpeed\b|\bjava\.lang\.|\bat com\.|"
@@ -44,7 +47,7 @@ OTHER_SOFTWARE_RE = re.compile(
     r"\bjax\b|\bcelery\b|\bdjango\b|\bpostgres|\bmysql\b|\bnginx\b|CrashLoopBackOff|ImagePullBackOff|"
     r"\bredis\b|\bkafka\b|MPS backend|\bdiffusers\b|ComfyUI|Trainer\b|trainer\.train|accelerate launch|"
     r"DistributedDataParallel|\bFSDP\b|pytorch_lightning|lightning\.|loss\.backward|optimizer\.step|"
-    r"训练|training (?:job|run|script)|fine-?tun",
+    r"训练|training (?:job|run|script)|fine-?tun|" + MINI_SGLANG,
     re.I)
 # "没有用 sglang" / "not using sglang": a mention that says the paste is NOT from SGLang
 NEGATED_SGLANG_RE = re.compile(r"(?:没有用|没用|不是|并非|没有使用|not using|not|without|no|isn't|wasn't)\s*(?:the\s+)?sglang", re.I)
@@ -77,7 +80,7 @@ OTHER_SOFTWARE_KEYS = (
     "rustc", "keras", "tensorflow", "jax", "celery", "django", "postgres", "mysql", "nginx",
     "backoff", "redis", "kafka", "mps backend", "diffusers", "comfyui", "trainer", "accelerate launch",
     "distributeddataparallel", "fsdp", "lightning", "loss.backward", "optimizer.step", "training ",
-    "fine",
+    "fine", "minisgl", "mini-sglang", "mini_sglang", "mini sglang",
 )
 SGLANG_HINT_KEYS = ("sgl", "launch_server", "/srt/", "tp", "scheduler", "dataparallelcontroller", "detokenizer")
 # every GPU name GPU_RE captures contains one of these, in shape form (case-sensitive, like GPU_RE)
@@ -222,7 +225,7 @@ class EnvironmentReader:
             for name in USER_NAME_RE.findall(line):
                 self.user_names[name.split("=")[0]] = 1
         if not self.mentions_sglang and possible & _SGLANG_HINT \
-                and SGLANG_HINT_RE.search(NEGATED_SGLANG_RE.sub(" ", line)):
+                and SGLANG_HINT_RE.search(MINI_SGLANG_RE.sub(" ", NEGATED_SGLANG_RE.sub(" ", line))):
             self.mentions_sglang = True
         if len(self.other_software) < 8 and possible & _OTHER:
             for m in OTHER_SOFTWARE_RE.finditer(line):

@@ -145,6 +145,7 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
         idf = idf or (lambda token: 1.0)
         line_tokens = line_tokens or (lambda line: frozenset(tokenize(line.lower())))
         total_weight, gate = _near_match_plan(sig_tokens, idf, plans)
+        sig_values = _keyword_values(msig)
         best_line, best = None, 0.0
         for ln in lines:
             tokens_of_line = line_tokens(ln)
@@ -152,6 +153,8 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
                 continue   # cannot reach NEAR_MATCH without one of the signature's rarest tokens
             if _is_command(ln):
                 continue   # flags in a launch command spell an error line's words, not the error
+            if sig_values and _contradicts(sig_values, _keyword_values(ln.lower())):
+                continue   # `bootstrap_room=None` is another state than `bootstrap_room=<n>`
             # rare tokens (cugreenctxdestroy, libcuda.so.1) decide a near match, not "ImportError"
             overlap = sum(idf(t) for t in sig_tokens & tokens_of_line) / total_weight
             if overlap >= NEAR_MATCH:
@@ -174,6 +177,24 @@ NEAR_MATCH = 0.8   # share of a signature's token weight a line must hold to nea
 # "disable cuda graph by --disable-cuda-graph" that SGLang prints under a capture failure
 COMMAND_RE = re.compile(r"(?:^|[\s$>#])(?:python[\d.]*\s+-m\s+sglang[.\w]*|sglang\s+serve|[\w/.-]*launch_server(?:\.py)?)\s+--?\w",
                         re.I)
+
+
+# a field whose value is one word or one placeholder: `bootstrap_room=None`, `rank=<n>`
+_KEYWORD_VALUE_RE = re.compile(r"(?<![\w.])([\w.]+)=(<\w+>|[a-z_]\w*)(?![\w<=(\[.])")
+
+
+@lru_cache(maxsize=8192)
+def _keyword_values(masked_line: str) -> dict[str, str]:
+    """The `name=value` pairs of a masked, lower-cased line (a repr's or a log's fields)."""
+    return dict(_KEYWORD_VALUE_RE.findall(masked_line))
+
+
+def _contradicts(sig_values: dict[str, str], line_values: dict[str, str]) -> bool:
+    """Whether the line gives a field a number where the signature names a word, or the other way
+    round: `None` is another state than any number. Two words may differ (`OpType=ALLREDUCE` for
+    `OpType=ALLGATHER`): a near match tolerates a different word."""
+    return any(name in line_values and line_values[name].startswith("<") != value.startswith("<")
+               for name, value in sig_values.items())
 
 
 @lru_cache(maxsize=8192)

@@ -132,6 +132,19 @@ class Analysis:
 FLAG_NAME_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 
 
+# a banner framing a tool's output (`///-----[ERROR][Triton][END]-----`, `===== ERROR =====`)
+# says an error is near; the error is the text it frames
+_BRACKETED_RE = re.compile(r"\[[^\]]*\]")
+_BANNER_WORD_RE = re.compile(r"[A-Za-z\u3400-\u9fff]{2,}")
+_LEVEL_WORDS = frozenset("error errors fatal warning warn critical begin beg end start".split())
+
+
+def _is_banner(line: str) -> bool:
+    """A line that holds nothing but punctuation, level words and bracketed tags."""
+    words = _BANNER_WORD_RE.findall(_BRACKETED_RE.sub(" ", line))
+    return all(word.lower() in _LEVEL_WORDS for word in words)
+
+
 def _classify(line: str) -> str | None:
     if CONSEQUENCE_RE.search(line):
         return "consequence"
@@ -144,6 +157,8 @@ def _classify(line: str) -> str | None:
     if "-" in line:
         line = FLAG_NAME_RE.sub(" ", line)
     if FATAL_RE.search(line):
+        if _is_banner(line):
+            return None
         return "warning" if WARNING_RE.search(line) and "error" not in line.lower() else "fatal"
     if WARNING_RE.search(line):
         return "warning"
@@ -408,9 +423,9 @@ _INTRO_WORDS = frozenset("error errors exception traceback log logs output messa
 _PLAIN_WORD_RE = re.compile(r"(?:I|[A-Z]?[a-z'’]+)[,.]?")
 
 
-# a line that ends by announcing what follows, with no colon
+# a line that ends by announcing what follows ("... crashes with", "... fails with:")
 _INTRO_TAIL_RE = re.compile(r"\b(?:fail(?:s|ed)?|errors?(?: out)?|errored(?: out)?|crash(?:es|ed)?|dies|died|"
-                            r"exit(?:s|ed)?|aborts?|aborted)\s+(?:with|like this|as follows|below)\s*[.,]?$", re.I)
+                            r"exit(?:s|ed)?|aborts?|aborted)\s+(?:with|like this|as follows|below)\s*[.,:]?$", re.I)
 
 
 def _introduces_output(text: str) -> bool:

@@ -107,6 +107,20 @@ def test_a_segfault_inside_nccl_is_answered(assistant):
     assert retrieval.hits[0].unit_id == "nccl-segfault-deepseek-multinode"
 
 
+def test_a_mini_sglang_paste_is_not_answered_with_an_sglang_fix(assistant):
+    # mini-sglang is a separate engine with its own flags: SGLang's `--attention-backend` step is not its fix
+    paste = ("I deployed `python -m minisgl --model Qwen/Qwen3-0.6B` (mini-sglang) on an RTX 5070 and chat fails:\n"
+             "RuntimeError: Error in function 'TllmGenFmhaRunner' at /code/mini-sglang/.venv/lib/python3.12/"
+             "site-packages/flashinfer/data/include/flashinfer/trtllm/fmha/fmhaRunner.cuh:30: Unsupported architecture")
+    retrieval = assistant.retrieve(paste.splitlines())
+    assert retrieval.outcome != "fix"
+    assert any("other software" in reason and "minisgl" in reason for reason in retrieval.decision.reasons)
+    # the same error from SGLang itself is still answered
+    sglang = paste.replace("python -m minisgl", "python -m sglang.launch_server").replace(" (mini-sglang)", "") \
+        .replace("mini-sglang", "sglang")
+    assert assistant.retrieve(sglang.splitlines()).outcome == "fix"
+
+
 def test_a_wrapped_kernel_error_is_not_the_memory_fix(assistant):
     retrieval = assistant.retrieve(MXFP4_CAPTURE.splitlines())
     assert retrieval.outcome != "fix"

@@ -46,3 +46,15 @@ def test_entry_whose_error_line_is_in_the_log_is_tried_however_the_scores_rank_i
     ])
     answer = assistant.answer(paste)
     assert [m.id for m in answer.matches][:1] == ["windows-native-unsupported"]
+
+
+def test_a_line_that_gives_a_field_another_value_does_not_nearly_match():
+    # a near match tolerates a missing word, not `bootstrap_room=<n>` for an entry about `bootstrap_room=None`
+    from assistant.retrieve import signature_match
+    from assistant.text import mask
+
+    signature = "KVTransferError(bootstrap_room=None): Request aborted before the prefill server sent its KV cache"
+    same = mask("KVTransferError(bootstrap_room=None): Request aborted before prefill server sent its KV cache").lower()
+    other = mask("KVTransferError(bootstrap_room=8812734): Request aborted before prefill server sent its KV cache").lower()
+    assert signature_match([signature], (same,), same)[0] > 0
+    assert signature_match([signature], (other,), other)[0] == 0

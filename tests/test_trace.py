@@ -116,6 +116,10 @@ def test_words_that_announce_the_error_without_a_colon_are_not_the_error():
                               "ImportError: cannot import name 'InputMetadata' from 'vllm.model_executor'"])
     assert [e.text for e in analysis.errors] == [
         "ImportError: cannot import name 'InputMetadata' from 'vllm.model_executor'"]
+    # nor with one, when the words before are not all plain ("SGLang", a comma)
+    analysis = analyze_lines(["When using the SGLang backend, litellm crashes with:",
+                              "ValueError: 'list' object has no attribute 'get'"])
+    assert [e.text for e in analysis.errors] == ["ValueError: 'list' object has no attribute 'get'"]
 
 
 def test_a_bare_assertion_error_is_read_with_the_assert_that_failed():
@@ -151,3 +155,16 @@ def test_a_json_error_body_is_read_as_the_error_not_as_the_users_words():
     assert router.errors[0].text.startswith("No available workers")
     # a request body is not an error
     assert not analyze('{"model": "default", "messages": [{"role": "user", "content": "hello there, how are you today"}]}').errors
+
+
+def test_a_banner_framing_a_tools_output_is_not_the_error():
+    # Triton on Ascend frames the compiler's message between two banners; the banner is not the error
+    analysis = analyze("\n".join([
+        "triton.compiler.errors.MLIRCompilationError:",
+        "///------------------[ERROR][Triton][BEG]------------------",
+        "[ConvertLinalgRToBinary] encounters error:",
+        "bishengir-compile: for the --target option: Cannot find option named 'Ascend910B4-1'!",
+        "///------------------[ERROR][Triton][END]------------------",
+    ]))
+    assert not [e.text for e in analysis.errors if "[Triton]" in e.text]
+    assert analysis.primary.text.startswith("triton.compiler.errors.MLIRCompilationError")
