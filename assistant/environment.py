@@ -36,10 +36,10 @@ GPU_RE = re.compile(
     r"Ascend\s?\d{3}[A-Z]?\d?|Atlas\s?\d{3}[A-Z]?\d?)\b"
 )
 GPU_CONTEXT_RE = re.compile(r"GPU|NVIDIA|AMD|Instinct|Radeon|MTT|Ascend|Atlas|[×x]\s?\d|\d\s?[×x]|device|card|显卡|卡", re.I)
-# Another program's own log or stack trace: SGLang fixes do not apply unless a signature matches.
 # mini-sglang (`python -m minisgl`) is a separate small engine: its flags and code are not SGLang's
 MINI_SGLANG = r"\bmini[-_ ]?sglang\b|\bminisgl\b"
 MINI_SGLANG_RE = re.compile(MINI_SGLANG, re.I)
+# Another program's own log or stack trace: SGLang fixes do not apply unless a signature matches.
 OTHER_SOFTWARE_RE = re.compile(
     r"\bvllm\b|\bvLLM\b|text[-_]generation[-_](?:launcher|router|inference|server)|\bTGI\b|llama\.cpp|llama-server|\bollama\b|"
     r"tensorrt_llm|TensorRT-LLM|tritonserver|\bMindIE\b|\bDeepSpeed\b|\bjava\.lang\.|\bat com\.|"
