@@ -145,7 +145,7 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
         idf = idf or (lambda token: 1.0)
         line_tokens = line_tokens or (lambda line: frozenset(tokenize(line.lower())))
         total_weight, gate = _near_match_plan(sig_tokens, idf, plans)
-        sig_values = _keyword_values(msig)
+        sig_values, sig_names = _keyword_values(msig), _quoted_names(msig)
         best_line, best = None, 0.0
         for ln in lines:
             tokens_of_line = line_tokens(ln)
@@ -155,8 +155,15 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
                 continue   # flags in a launch command spell an error line's words, not the error
             if sig_values and _contradicts(sig_values, _keyword_values(ln.lower())):
                 continue   # `bootstrap_room=None` is another state than `bootstrap_room=<n>`
+            if sig_names and _names_differ(sig_names, _quoted_names(ln.lower())):
+                continue   # `module 'sglang.srt.utils'` is another module than `module 'sglang'`
             # rare tokens (cugreenctxdestroy, libcuda.so.1) decide a near match, not "ImportError"
             overlap = sum(idf(t) for t in sig_tokens & tokens_of_line) / total_weight
+            if overlap >= NEAR_MATCH:
+                # the same words in another order say another thing: `More image data items provided
+                # than corresponding tokens found` is the reverse of `More tokens found than
+                # corresponding data items provided`
+                overlap = _ordered_overlap(msig, ln.lower(), idf) / total_weight
             if overlap >= NEAR_MATCH:
                 score = overlap * 0.9 * weights.get(ln.lower(), OTHER_LINE_WEIGHT)
                 if score > best:
@@ -195,6 +202,56 @@ def _contradicts(sig_values: dict[str, str], line_values: dict[str, str]) -> boo
     `OpType=ALLGATHER`): a near match tolerates a different word."""
     return any(name in line_values and line_values[name].startswith("<") != value.startswith("<")
                for name, value in sig_values.items())
+
+
+@lru_cache(maxsize=8192)
+def _token_sequence(text: str) -> tuple[str, ...]:
+    """A line's distinct tokens in the order they first occur."""
+    return tuple(dict.fromkeys(tokenize(text)))
+
+
+def _ordered_overlap(signature: str, line: str, idf) -> float:
+    """Token weight the signature and the line share in the same order: the heaviest common
+    subsequence of their token sequences."""
+    sig, other = _token_sequence(signature), _token_sequence(line)
+    shared = set(sig) & set(other)
+    sig = [t for t in sig if t in shared]
+    other = [t for t in other if t in shared]
+    best = [0.0] * (len(other) + 1)
+    for token in sig:
+        weight, previous = idf(token), 0.0
+        for j, candidate in enumerate(other, 1):
+            current = best[j]
+            if candidate == token:
+                best[j] = max(best[j], previous + weight)
+            best[j] = max(best[j], best[j - 1])
+            previous = current
+    return best[-1]
+
+
+# a quoted name after the word that says what it is: `module 'aiter'`, `named 'sgl_kernel'`,
+# `attribute 'allreduce'`, `No such file or directory: 'sglang'`
+_QUOTED_NAME_RE = re.compile(r"(?<![\w.])([a-z_]\w*):? '([^'\s]{1,120})'")
+# the program a shell could not find: `bash: nvcc: command not found`, `zsh: command not found: nvcc`
+_MISSING_COMMAND_RE = re.compile(r"([\w.+-]+): command not found|command not found: ([\w.+-]+)")
+
+
+@lru_cache(maxsize=8192)
+def _quoted_names(masked_line: str) -> dict[str, str]:
+    """The names a masked, lower-cased line is about: each quoted name by the word before it, and
+    the program a shell did not find."""
+    names = dict(_QUOTED_NAME_RE.findall(masked_line))
+    missing = _MISSING_COMMAND_RE.search(masked_line)
+    if missing:
+        names["command"] = missing.group(1) or missing.group(2)
+    return names
+
+
+def _names_differ(sig_names: dict[str, str], line_names: dict[str, str]) -> bool:
+    """Whether the line quotes another name where the signature quotes one: the name is what the
+    error is about (`No module named 'sgl_kernel'` and `No module named 'sgl_kernel.ops'` are a
+    missing package and a package of another release), so a near match must keep it."""
+    return any(word in line_names and line_names[word] != name for word, name in sig_names.items())
 
 
 @lru_cache(maxsize=8192)

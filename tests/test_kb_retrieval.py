@@ -48,6 +48,61 @@ def test_entry_whose_error_line_is_in_the_log_is_tried_however_the_scores_rank_i
     assert [m.id for m in answer.matches][:1] == ["windows-native-unsupported"]
 
 
+def test_an_error_about_another_quoted_name_does_not_nearly_match(assistant):
+    # `module 'sglang' has no attribute` (the cloned repo shadowing the package) holds every word of
+    # `module 'sglang.srt.utils' has no attribute 'get_ip'` (a tool built for another release): the
+    # quoted module is what the error is about, so it must agree for a near match
+    paste = "\n".join([
+        "Traceback (most recent call last):",
+        '  File "/opt/app/rollout.py", line 12, in <module>',
+        "    ip = sglang.srt.utils.get_ip()",
+        "AttributeError: module 'sglang.srt.utils' has no attribute 'get_ip'",
+    ])
+    answer = assistant.answer(paste)
+    assert not (answer.outcome == "fix" and answer.matches[0].id == "sglang-import-unknown-location")
+    shadowed = assistant.answer("AttributeError: module 'sglang' has no attribute 'Engine'")
+    assert shadowed.outcome == "fix" and shadowed.matches[0].id == "sglang-import-unknown-location"
+
+
+def test_a_missing_file_or_program_is_told_apart_by_its_name(assistant):
+    # `No such file or directory: 'sglang'` (no `sglang` command: an old release or a slim image)
+    # holds every word but one of flashinfer's JIT failing to find nvcc
+    paste = "\n".join([
+        'sglang 0.5.4.post1 on a runtime-only CUDA image. The first request kills the server:',
+        '  File "/usr/local/lib/python3.10/dist-packages/flashinfer/jit/cpp_ext.py", line 92, in get_cuda_path',
+        '    nvcc_version = subprocess.check_output([nvcc, "--version"])',
+        "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'",
+    ])
+    answer = assistant.answer(paste)
+    assert not (answer.outcome == "fix" and answer.matches[0].id == "sglang-cli-command-not-found")
+    from assistant.retrieve import signature_match
+    from assistant.text import mask
+
+    other = mask("/bin/bash: line 1: nvcc: command not found").lower()
+    same = mask("/bin/bash: line 1: sglang: command not found").lower()
+    assert signature_match(["bash: sglang: command not found"], (other,), other)[0] == 0
+    assert signature_match(["bash: sglang: command not found"], (same,), same)[0] > 0
+
+
+def test_the_same_words_in_another_order_do_not_nearly_match(assistant):
+    # SGLang warns both ways round: more placeholders than images (the entry's 500) and more
+    # images than placeholders (images ignored, no error); a bag of words cannot tell them apart
+    paste = "\n".join([
+        "[2025-07-25 20:20:27] The server is fired up and ready to roll!",
+        "[2025-07-25 20:20:30] Warning: More image data items provided than corresponding tokens found in the prompt.",
+    ])
+    answer = assistant.answer(paste)
+    assert not (answer.outcome == "fix" and answer.matches[0].id == "vlm-image-placeholder-count-mismatch")
+    from assistant.retrieve import signature_match
+    from assistant.text import mask
+
+    signature = "Mismatch: More 'IMAGE' tokens found than corresponding data provided."
+    reversed_line = mask("Warning: More image data items provided than corresponding tokens found in the prompt.").lower()
+    reworded = mask("Mismatch: More image tokens found than corresponding data items provided.").lower()
+    assert signature_match([signature], (reversed_line,), reversed_line)[0] == 0
+    assert signature_match([signature], (reworded,), reworded)[0] > 0
+
+
 def test_a_line_that_gives_a_field_another_value_does_not_nearly_match():
     # a near match tolerates a missing word, not `bootstrap_room=<n>` for an entry about `bootstrap_room=None`
     from assistant.retrieve import signature_match
