@@ -153,19 +153,19 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
                 continue   # cannot reach NEAR_MATCH without one of the signature's rarest tokens
             if _is_command(ln):
                 continue   # flags in a launch command spell an error line's words, not the error
-            if sig_values and _contradicts(sig_values, _keyword_values(ln.lower())):
+            low = ln.lower()
+            if sig_values and _contradicts(sig_values, _keyword_values(low)):
                 continue   # `bootstrap_room=None` is another state than `bootstrap_room=<n>`
-            if sig_names and _names_differ(sig_names, _quoted_names(ln.lower())):
+            if sig_names and _names_differ(sig_names, _quoted_names(low)):
                 continue   # `module 'sglang.srt.utils'` is another module than `module 'sglang'`
             # rare tokens (cugreenctxdestroy, libcuda.so.1) decide a near match, not "ImportError"
-            overlap = sum(idf(t) for t in sig_tokens & tokens_of_line) / total_weight
+            if sum(idf(t) for t in sig_tokens & tokens_of_line) / total_weight < NEAR_MATCH:
+                continue
+            # and in the same order: `More image data items provided than corresponding tokens
+            # found` is the reverse of `More tokens found than corresponding data items provided`
+            overlap = _ordered_overlap(msig, low, idf) / total_weight
             if overlap >= NEAR_MATCH:
-                # the same words in another order say another thing: `More image data items provided
-                # than corresponding tokens found` is the reverse of `More tokens found than
-                # corresponding data items provided`
-                overlap = _ordered_overlap(msig, ln.lower(), idf) / total_weight
-            if overlap >= NEAR_MATCH:
-                score = overlap * 0.9 * weights.get(ln.lower(), OTHER_LINE_WEIGHT)
+                score = overlap * 0.9 * weights.get(low, OTHER_LINE_WEIGHT)
                 if score > best:
                     best_line, best = ln, score
         if best_line:

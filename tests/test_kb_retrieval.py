@@ -4,6 +4,8 @@ without error lines, its symptoms) ranks that entry first."""
 import pytest
 
 from assistant.kb import load_entries
+from assistant.retrieve import signature_match
+from assistant.text import mask
 from tests.conftest import REPO
 
 ENTRIES = load_entries(REPO / "kb" / "entries")
@@ -48,6 +50,12 @@ def test_entry_whose_error_line_is_in_the_log_is_tried_however_the_scores_rank_i
     assert [m.id for m in answer.matches][:1] == ["windows-native-unsupported"]
 
 
+def _near_match(signature: str, line: str) -> float:
+    """How well a signature matches one log line on its own (0: no match)."""
+    masked = mask(line).lower()
+    return signature_match([signature], (masked,), masked)[0]
+
+
 def test_an_error_about_another_quoted_name_does_not_nearly_match(assistant):
     # `module 'sglang' has no attribute` (the cloned repo shadowing the package) holds every word of
     # `module 'sglang.srt.utils' has no attribute 'get_ip'` (a tool built for another release): the
@@ -75,13 +83,8 @@ def test_a_missing_file_or_program_is_told_apart_by_its_name(assistant):
     ])
     answer = assistant.answer(paste)
     assert not (answer.outcome == "fix" and answer.matches[0].id == "sglang-cli-command-not-found")
-    from assistant.retrieve import signature_match
-    from assistant.text import mask
-
-    other = mask("/bin/bash: line 1: nvcc: command not found").lower()
-    same = mask("/bin/bash: line 1: sglang: command not found").lower()
-    assert signature_match(["bash: sglang: command not found"], (other,), other)[0] == 0
-    assert signature_match(["bash: sglang: command not found"], (same,), same)[0] > 0
+    assert _near_match("bash: sglang: command not found", "/bin/bash: line 1: nvcc: command not found") == 0
+    assert _near_match("bash: sglang: command not found", "/bin/bash: line 1: sglang: command not found") > 0
 
 
 def test_the_same_words_in_another_order_do_not_nearly_match(assistant):
@@ -93,23 +96,15 @@ def test_the_same_words_in_another_order_do_not_nearly_match(assistant):
     ])
     answer = assistant.answer(paste)
     assert not (answer.outcome == "fix" and answer.matches[0].id == "vlm-image-placeholder-count-mismatch")
-    from assistant.retrieve import signature_match
-    from assistant.text import mask
-
     signature = "Mismatch: More 'IMAGE' tokens found than corresponding data provided."
-    reversed_line = mask("Warning: More image data items provided than corresponding tokens found in the prompt.").lower()
-    reworded = mask("Mismatch: More image tokens found than corresponding data items provided.").lower()
-    assert signature_match([signature], (reversed_line,), reversed_line)[0] == 0
-    assert signature_match([signature], (reworded,), reworded)[0] > 0
+    assert _near_match(
+        signature, "Warning: More image data items provided than corresponding tokens found in the prompt.") == 0
+    assert _near_match(signature, "Mismatch: More image tokens found than corresponding data items provided.") > 0
 
 
 def test_a_line_that_gives_a_field_another_value_does_not_nearly_match():
     # a near match tolerates a missing word, not `bootstrap_room=<n>` for an entry about `bootstrap_room=None`
-    from assistant.retrieve import signature_match
-    from assistant.text import mask
-
     signature = "KVTransferError(bootstrap_room=None): Request aborted before the prefill server sent its KV cache"
-    same = mask("KVTransferError(bootstrap_room=None): Request aborted before prefill server sent its KV cache").lower()
-    other = mask("KVTransferError(bootstrap_room=8812734): Request aborted before prefill server sent its KV cache").lower()
-    assert signature_match([signature], (same,), same)[0] > 0
-    assert signature_match([signature], (other,), other)[0] == 0
+    tail = ": Request aborted before prefill server sent its KV cache"
+    assert _near_match(signature, "KVTransferError(bootstrap_room=None)" + tail) > 0
+    assert _near_match(signature, "KVTransferError(bootstrap_room=8812734)" + tail) == 0
