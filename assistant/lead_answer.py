@@ -2,7 +2,8 @@
 
 Such an answer never presents an entry's steps as the fix. It says plainly what the outcome is
 and why (the decision's reasons), and gives what is known for certain: the root error as read,
-where it arises (the failing components, the module of the innermost frame), the detected
+where it arises (the failing components, the module of the innermost frame, or with no traceback
+the module of an SGLang class the paste names), the detected
 version and flags, similar GitHub reports, and two or three things to collect or try next for
 that component (`assistant.next_steps`). A lead also says what in the user's log would confirm
 it: one of the entry's own error lines that the log does not show yet; a lead on a diagnosis
@@ -14,12 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assistant.components import components_in, specific
 from assistant.decision import LEAD, UNKNOWN
 from assistant.decision import failing_components as components_of
 from assistant.generic_lines import is_generic
 from assistant.next_steps import GENERIC, for_version, steps_for
 from assistant.retrieve import Hit, Retrieval
 from assistant.step_versions import step_version_ok
+from assistant.symbols import named_runtime_class
 from assistant.text import mask
 
 
@@ -34,6 +37,7 @@ class NotConfirmed:
     failing_components: list[str]
     failing_module: str | None
     confirm_if: list[str] = field(default_factory=list)
+    named_class: tuple[str, str] | None = None   # (class, module) the paste names, with no traceback
 
 # components that are not specific but still say where to look (cuda-graph: bisect the capture)
 GENERAL_WITH_STEPS = ("cuda-graph", "cuda")
@@ -141,8 +145,19 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConf
     outcome = LEAD if decision.outcome == LEAD and retrieval.hits and matches else UNKNOWN
     components = where_to_look(retrieval)
     module = innermost_module(analysis.frame_files)
+    named = None
+    if module is None and not decision.question:
+        try:
+            named = named_runtime_class((analysis.question, *(e.text for e in analysis.errors[:20]),
+                                         *analysis.plain_lines), version)
+        except (OSError, ValueError, KeyError):
+            named = None   # no symbol registry (a stripped install): the answer stands without it
+        if named and not components:
+            # the named class's package says which component's next steps apply (mooncake, deepep)
+            components = sorted(specific(components_in(named[1])))
     known = dict(reasons=list(decision.reasons), question=decision.question,
-                 failing_components=list(decision.failing_components), failing_module=module)
+                 failing_components=list(decision.failing_components), failing_module=module,
+                 named_class=named)
     if outcome == LEAD and decision.question:
         top = matches[0]
         diagnosis = ("This reads as a how-to or configuration question, not an error report, so no "

@@ -25,11 +25,13 @@ SECRET_ENV_VARS = ("ASK_API_KEY", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_S
                    "HUGGING_FACE_HUB_TOKEN", "OPENAI_API_KEY")
 MIN_SECRET_CHARS = 6   # shorter values ("1", "yes") would blank out ordinary words
 
-# values that only stand for a secret: $HF_TOKEN, <key>, [0-9]*, EMPTY (the OpenAI client's dummy
-# key), hf_... (a prefix and an ellipsis); and the words of a sentence about a flag ("start it with
-# --api-key and send the key", "--api-key in its command line")
+# values that only stand for a secret: $HF_TOKEN, <key>, Bearer <key>, [0-9]*, EMPTY (the OpenAI
+# client's dummy key), hf_... (a prefix and an ellipsis); the words of a sentence about a flag
+# ("start it with --api-key and send the key", "--api-key in its command line"); and code, a call
+# such as `offs_token = offs_token.to(tl.int64)` in a traceback's source line
 _PROSE_WORD = r"(?:and|or|the|a|an|in|on|of|to|is|are|was|with|without|for|from|as|at|but|then|when|if|set|flag|option)"
-_PLACEHOLDER = rf"(?!\$|<|\[|\{{|\*|[\u3400-\u9fff\uff00-\uffef]|[\w-]*(?:\.\.\.|…)|(?:EMPTY|None|null|none|xxx+|your[_-]|{_PROSE_WORD}\b)(?:[\s\"',;:.)}}`]|$))"
+_PLACEHOLDER = (rf"(?!\$|<|\[|\{{|\*|Bearer\s+(?:<|\$)|[A-Za-z_]\w*(?:\.\w+)*\(|[\u3400-\u9fff\uff00-\uffef]|"
+                rf"[\w-]*(?:\.\.\.|…)|(?:EMPTY|None|null|none|xxx+|your[_-]|{_PROSE_WORD}\b)(?:[\s\"',;:.)}}`]|$))")
 _SECRET_NAME = r"(?:api[_-]?key|access[_-]?key|secret(?:[_-]?key)?|token|password|passwd|pwd|auth)"
 _PATTERNS = [
     # well-known token shapes, wherever they appear

@@ -43,6 +43,8 @@ def where_line(answer: Answer) -> str:
         parts.append(", ".join(answer.failing_components))
     if answer.failing_module:
         parts.append(f"innermost frame in {answer.failing_module}")
+    if answer.named_class:
+        parts.append(f"{answer.named_class[0]} (named in your paste) is in {answer.named_class[1]}")
     return "; ".join(parts)
 
 

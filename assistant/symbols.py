@@ -8,7 +8,8 @@ positional argument: ...``. ``symbol_history(lines, user_version)`` finds the fi
 that is about SGLang and looks it up in ``kb/sglang_symbols.json.gz`` (built by
 ``python -m ingest.sglang_symbols`` from every release wheel): a ``SymbolHistory`` with the
 releases that have it, whether the user's release does, one summary sentence and the install
-command that fits.
+command that fits. ``named_runtime_class(texts, user_version)`` finds the SGLang runtime class a
+report with no traceback names (``MambaRadixCache``) and the module that defines it.
 
 Class attributes and ``__init__`` parameters follow base classes by name (a subclass without
 its own ``__init__`` takes its base's; a dataclass adds its bases' fields). The registry is
@@ -456,6 +457,64 @@ def _lookup(kind, match, line, registry: SymbolRegistry, mentions_sglang, other_
         accepts_any_keyword=accepts_any, line=line.strip(), required=required,
         fitting_releases=fitting_releases, registry_releases=tuple(registry.releases),
     )  # fmt: skip
+
+
+# a class name in prose or a log line: two or more capitalised words run together (`MambaRadixCache`)
+CLASS_WORD_RE = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+|[A-Z]+(?![a-z]))+\b")
+EXCEPTION_CLASS = re.compile(r"(?:Error|Exception|Warning|Exit)$")
+RUNTIME_PACKAGE = "sglang.srt."
+
+
+def named_runtime_class(texts: Iterable[str], user_version: str | None = None,
+                        path: Path | str = DEFAULT_PATH) -> tuple[str, str] | None:
+    """The first class of SGLang's runtime that the user's words or log lines name, as
+    (class, module), for a paste with no traceback: a report that `MambaRadixCache.sanity_check()`
+    spins says where it arises as clearly as a frame would. The module is the one that defines the
+    class in the user's release, else in the newest release that has it. Exception classes (any
+    library raises its own `InternalError`) and classes outside the runtime (`OpenAI` is also the
+    openai client's) do not count."""
+    names = [name for text in texts for name in _code_like_classes(text or "")]
+    if not names:
+        return None   # the registry costs ~0.4 s to load: not for prose that names no code
+    registry = SymbolRegistry.load(path)
+    user = _user_index(registry, user_version)
+    for name in names:
+        if registry.has_class(name):
+            module = _defining_module(registry, name, user)
+            if module and module.startswith(RUNTIME_PACKAGE):
+                return name, module
+    return None
+
+
+def _code_like_classes(text: str) -> list[str]:
+    """Class-like names written as code: three or more capitalised words run together
+    (`MambaRadixCache`), or two followed by an attribute or a call or inside backticks
+    (`TokenizerManager.handle_loop`, `` `ModelRunner` ``); "DeepSeek" or "FlashInfer" in a
+    sentence are names, not code."""
+    found = []
+    for match in CLASS_WORD_RE.finditer(text):
+        name = match.group(0)
+        if EXCEPTION_CLASS.search(name) or not distinctive_class(name):
+            continue
+        words = len(re.findall(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])", name))
+        after = text[match.end():match.end() + 1]
+        before = text[match.start() - 1:match.start()] if match.start() else ""
+        if words >= 3 or after in (".", "(") or (before == after == "`"):
+            found.append(name)
+    return found
+
+
+def _defining_module(registry: SymbolRegistry, name: str, user: int | None) -> str | None:
+    spans = {module: parse_ranges(ranges) for module, ranges in
+             ((registry._record("classes", name) or {}).get("m") or {}).items()}
+    spans = {module: releases for module, releases in spans.items() if releases}
+    if not spans:
+        return None
+    if user is not None:
+        mine = [module for module, releases in spans.items() if user in releases]
+        if mine:
+            return mine[0]
+    return max(spans, key=lambda module: max(spans[module]))
 
 
 def _user_index(registry: SymbolRegistry, user_version: str | None) -> int | None:

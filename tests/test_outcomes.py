@@ -116,6 +116,36 @@ def test_plain_text_of_an_unknown_names_the_root_error_and_where(answers):
     assert "Detected: SGLang 0.5.9" in text
 
 
+# A report in words, no traceback: it names the SGLang class where the hang is (the module comes
+# from the release registry, for the user's release).
+NAMED_CLASS_REPORT = """sglang 0.5.9
+After a few minutes of concurrent streams every scheduler rank sits at 99% CPU and no request
+returns. py-spy shows all of them inside MambaRadixCache.sanity_check(), walking the whole tree
+on every idle tick.
+"""
+
+
+def test_unknown_report_without_traceback_says_where_the_class_it_names_lives(assistant):
+    from ui.markdown import answer_markdown
+    from ui.slack_format import answer_messages
+
+    answer = assistant.answer(NAMED_CLASS_REPORT)
+    assert answer.outcome != "fix" and answer.failing_module is None
+    assert answer.named_class == ("MambaRadixCache", "sglang.srt.mem_cache.mamba_radix_cache")
+    assert answer.to_json()["named_class"] == {"class": "MambaRadixCache",
+                                               "module": "sglang.srt.mem_cache.mamba_radix_cache"}
+    where = "MambaRadixCache (named in your paste) is in sglang.srt.mem_cache.mamba_radix_cache"
+    assert f"Where it arises: {where}" in render_text(answer)
+    assert "`sglang.srt.mem_cache.mamba_radix_cache`" in answer_markdown(answer)
+    slack = [b["text"]["text"] for m in answer_messages(answer) for b in m["blocks"] if b["type"] == "section"]
+    assert any(t.startswith("*Where it arises:*") and "mamba_radix_cache" in t for t in slack)
+    # an exception class every library has, a class the openai client owns too (SGLang's is outside
+    # its runtime), and product names in a sentence say nothing
+    other = assistant.answer("sglang 0.5.9\nthe client raised InternalError() and OpenAI(base_url=url) "
+                             "returned nothing for DeepSeek on FlashInfer")
+    assert other.named_class is None
+
+
 # ---- web ----------------------------------------------------------------------------------------
 
 def test_web_markdown_lead_does_not_look_like_a_fix(answers):

@@ -464,6 +464,7 @@ def test_redaction_hides_secrets_and_keeps_log_numbers_and_kb_text():
         "HF_TOKEN=hf_AbCdEfGhIjKlMnOp": "hf_AbCd", "Authorization: Bearer abc.def.ghi": "abc.def",
         "password=hunter2": "hunter2", "SLACK_BOT_TOKEN=xoxb-1-2-abcdefghij": "xoxb-1",
         "redis://admin:pa55word@10.0.0.1:6379": "pa55word", '{"api_key": "k-123456"}': "k-123456",
+        "export API_KEY='Bearer k-7654321'": "k-7654321", "auth_token = abcdef123456": "abcdef123456",
     }
     for text, secret in leaks.items():
         assert secret not in redact(text), text
@@ -474,7 +475,9 @@ def test_redaction_hides_secrets_and_keeps_log_numbers_and_kb_text():
             # how-to prose and placeholders about the flag and the header are not secrets
             "a server started with --api-key and a client that sends no key",
             "-H 'Authorization: Bearer <key>'", '-H "Authorization: Bearer $OPENAI_API_KEY"',
-            "401 表示 --api-key 与请求携带的密钥不一致", "SGLang with --api-key: POST /v1/responses answers 401"]
+            "401 表示 --api-key 与请求携带的密钥不一致", "SGLang with --api-key: POST /v1/responses answers 401",
+            # a placeholder after the scheme, and code in a traceback's source line
+            "export API_KEY='Bearer <the server key>'", "    offs_token = offs_token.to(tl.int64)"]
     assert [redact(t) for t in kept] == kept
     kb_text = "".join(p.read_text() for p in sorted((REPO / "kb" / "entries").glob("*.md")))
     assert redact(kb_text) == kb_text, "the KB's own advice is never mangled"

@@ -167,6 +167,9 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
     where = [code_span(c) for c in answer.failing_components]
     if answer.failing_module:
         where.append(f"innermost frame in {code_span(answer.failing_module)}")
+    if answer.named_class:
+        where.append(f"{code_span(answer.named_class[0])} (named in your paste) is in "
+                     f"{code_span(answer.named_class[1])}")
     if where:
         out += ["", "**Where it arises:** " + ", ".join(where)]
     if answer.explanation:

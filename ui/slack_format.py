@@ -165,6 +165,9 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
     where = [f"`{escape(c)}`" for c in answer.failing_components]
     if answer.failing_module:
         where.append(f"innermost frame in `{escape(redact(answer.failing_module))}`")
+    if answer.named_class:
+        where.append(f"`{escape(answer.named_class[0])}` (named in your paste) is in "
+                     f"`{escape(answer.named_class[1])}`")
     if where:
         sections.append("*Where it arises:* " + ", ".join(where))
     if answer.explanation:
