@@ -130,11 +130,12 @@ class SymbolRegistry:
         return name in self._functions
 
     def class_releases(self, name: str) -> frozenset[int]:
-        record = self._record("classes", name) or {}
-        return frozenset().union(*(parse_ranges(r) for r in record.get("m", {}).values()))
+        return frozenset().union(*self.class_module_releases(name).values())
 
-    def class_modules(self, name: str) -> tuple[str, ...]:
-        return tuple((self._record("classes", name) or {}).get("m", {}))
+    def class_module_releases(self, name: str) -> dict[str, frozenset[int]]:
+        """Each module that defines the class, with the releases where it does."""
+        record = self._record("classes", name) or {}
+        return {module: parse_ranges(ranges) for module, ranges in record.get("m", {}).items()}
 
     def attribute(self, class_name: str, attribute: str, depth: int = 0) -> frozenset[int]:
         """Releases where the class (or a base class it has then) has the attribute."""
@@ -342,10 +343,14 @@ def is_sglang_module(name: str) -> bool:
     return name == "sglang" or name.startswith("sglang.")
 
 
+def class_words(name: str) -> list[str]:
+    """The capitalised words a class name runs together: MambaRadixCache -> Mamba, Radix, Cache."""
+    return re.findall(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])", name)
+
+
 def distinctive_class(name: str) -> bool:
     name = name.removeprefix(DIFFUSION_PREFIX)
-    words = re.findall(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])", name)
-    return len(words) >= 2 and name not in GENERIC_NAMES and not SHARED_CLASS_SUFFIX.search(name)
+    return len(class_words(name)) >= 2 and name not in GENERIC_NAMES and not SHARED_CLASS_SUFFIX.search(name)
 
 
 def distinctive_function(name: str) -> bool:
@@ -496,7 +501,7 @@ def _code_like_classes(text: str) -> list[str]:
         name = match.group(0)
         if EXCEPTION_CLASS.search(name) or not distinctive_class(name):
             continue
-        words = len(re.findall(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])", name))
+        words = len(class_words(name))
         after = text[match.end():match.end() + 1]
         before = text[match.start() - 1:match.start()] if match.start() else ""
         if words >= 3 or after in (".", "(") or (before == after == "`"):
@@ -505,9 +510,7 @@ def _code_like_classes(text: str) -> list[str]:
 
 
 def _defining_module(registry: SymbolRegistry, name: str, user: int | None) -> str | None:
-    spans = {module: parse_ranges(ranges) for module, ranges in
-             ((registry._record("classes", name) or {}).get("m") or {}).items()}
-    spans = {module: releases for module, releases in spans.items() if releases}
+    spans = {module: releases for module, releases in registry.class_module_releases(name).items() if releases}
     if not spans:
         return None
     if user is not None:

@@ -56,18 +56,21 @@ def _near_match(signature: str, line: str) -> float:
     return signature_match([signature], (masked,), masked)[0]
 
 
+def _assert_not_fixed_by(assistant, entry_id: str, lines: list[str]) -> None:
+    answer = assistant.answer("\n".join(lines))
+    assert not (answer.outcome == "fix" and answer.matches[0].id == entry_id)
+
+
 def test_an_error_about_another_quoted_name_does_not_nearly_match(assistant):
     # `module 'sglang' has no attribute` (the cloned repo shadowing the package) holds every word of
     # `module 'sglang.srt.utils' has no attribute 'get_ip'` (a tool built for another release): the
     # quoted module is what the error is about, so it must agree for a near match
-    paste = "\n".join([
+    _assert_not_fixed_by(assistant, "sglang-import-unknown-location", [
         "Traceback (most recent call last):",
         '  File "/opt/app/rollout.py", line 12, in <module>',
         "    ip = sglang.srt.utils.get_ip()",
         "AttributeError: module 'sglang.srt.utils' has no attribute 'get_ip'",
     ])
-    answer = assistant.answer(paste)
-    assert not (answer.outcome == "fix" and answer.matches[0].id == "sglang-import-unknown-location")
     shadowed = assistant.answer("AttributeError: module 'sglang' has no attribute 'Engine'")
     assert shadowed.outcome == "fix" and shadowed.matches[0].id == "sglang-import-unknown-location"
 
@@ -75,14 +78,12 @@ def test_an_error_about_another_quoted_name_does_not_nearly_match(assistant):
 def test_a_missing_file_or_program_is_told_apart_by_its_name(assistant):
     # `No such file or directory: 'sglang'` (no `sglang` command: an old release or a slim image)
     # holds every word but one of flashinfer's JIT failing to find nvcc
-    paste = "\n".join([
+    _assert_not_fixed_by(assistant, "sglang-cli-command-not-found", [
         'sglang 0.5.4.post1 on a runtime-only CUDA image. The first request kills the server:',
         '  File "/usr/local/lib/python3.10/dist-packages/flashinfer/jit/cpp_ext.py", line 92, in get_cuda_path',
         '    nvcc_version = subprocess.check_output([nvcc, "--version"])',
         "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'",
     ])
-    answer = assistant.answer(paste)
-    assert not (answer.outcome == "fix" and answer.matches[0].id == "sglang-cli-command-not-found")
     assert _near_match("bash: sglang: command not found", "/bin/bash: line 1: nvcc: command not found") == 0
     assert _near_match("bash: sglang: command not found", "/bin/bash: line 1: sglang: command not found") > 0
 
@@ -90,12 +91,10 @@ def test_a_missing_file_or_program_is_told_apart_by_its_name(assistant):
 def test_the_same_words_in_another_order_do_not_nearly_match(assistant):
     # SGLang warns both ways round: more placeholders than images (the entry's 500) and more
     # images than placeholders (images ignored, no error); a bag of words cannot tell them apart
-    paste = "\n".join([
+    _assert_not_fixed_by(assistant, "vlm-image-placeholder-count-mismatch", [
         "[2025-07-25 20:20:27] The server is fired up and ready to roll!",
         "[2025-07-25 20:20:30] Warning: More image data items provided than corresponding tokens found in the prompt.",
     ])
-    answer = assistant.answer(paste)
-    assert not (answer.outcome == "fix" and answer.matches[0].id == "vlm-image-placeholder-count-mismatch")
     signature = "Mismatch: More 'IMAGE' tokens found than corresponding data provided."
     assert _near_match(
         signature, "Warning: More image data items provided than corresponding tokens found in the prompt.") == 0
