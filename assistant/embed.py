@@ -6,15 +6,14 @@ ONNX next to the index (with its tokenizer and pooling settings) and queries run
 onnxruntime + tokenizers in a few milliseconds. If the export is missing, queries fall back to
 sentence-transformers, slower but identical.
 
-Ingest embeds with an int8 copy of the export (attention fused by onnxruntime's transformer
-optimizer, then dynamic quantization of the matrix multiplications, per output channel) on all
-cores, in batches of texts of similar length: about three times the chunks per second of
-sentence-transformers, at a cosine >= 0.99 to its vectors (measured by `python -m evals bench`).
-Queries run the same int8 copy when the index has it: twice as fast as the float export on one
-thread (about 12 vs 26 ms for a 80-token query here), and the query is then embedded exactly as
-the chunks it is compared with were; the retriever runs it in a worker thread while it scores
-the query's words (onnxruntime and tokenizers release the GIL). An index without the copy (built
-before it existed, or where quantization failed) queries with the float export.
+Queries run an int8 copy of the export (attention fused by onnxruntime's transformer optimizer,
+then dynamic quantization of the matrix multiplications, per output channel): twice as fast as
+the float export on one thread (about 12 vs 26 ms for a 80-token query here), at a cosine >= 0.98
+to sentence-transformers' vectors; the retriever runs it in a worker thread while it scores the
+query's words (onnxruntime and tokenizers release the GIL). Ingest embeds with a fully quantized
+int8 model on OpenVINO (ingest.openvino_encoder) when it is installed, else with this same copy on
+all cores, in batches of texts of similar length. An index without the copy (built before it
+existed, or where quantization failed) queries with the float export.
 """
 
 from __future__ import annotations
@@ -314,6 +313,12 @@ def onnx_embed(tokenizer, session, pooling: str, texts: list[str]) -> np.ndarray
     mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
     types = np.array([e.type_ids for e in encodings], dtype=np.int64)
     hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
+    return pool(hidden, mask, pooling)
+
+
+def pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
+    """Sentence vectors from token states: CLS or the attention-masked mean, as the
+    sentence-transformers model pools, normalised."""
     if pooling == "cls":
         pooled = hidden[:, 0]
     else:

@@ -2,8 +2,9 @@
 
 Unchanged chunks (same text, same model) reuse their vectors from the previous index, and a text
 that occurs in several chunks is embedded once, so re-ingesting an unchanged KB embeds nothing and
-never loads sentence-transformers. Embedding runs the int8 ONNX export (assistant.embed), longest
-texts first so the progress bar's ETA errs on the long side. Finished batches are checkpointed
+never loads sentence-transformers. Embedding runs the int8 model on OpenVINO
+(ingest.openvino_encoder; without it, onnxruntime's int8 copy of the ONNX export), longest texts
+first so the progress bar's ETA errs on the long side. Finished batches are checkpointed
 next to the index (`.<index>.embedded/`): an interrupted build, run again, embeds only what was
 not finished. The new index is written to a temporary folder and renamed into place; an
 interrupted build leaves the previous index as it was. An index this code built from the same units
@@ -30,6 +31,8 @@ from assistant.errors import AssistantError
 from assistant.index import FORMAT_VERSION, Index, vector_index
 from assistant.text import tokenize
 from ingest.documents import Unit
+from ingest.openvino_encoder import OPENVINO_FILE, OPENVINO_FILES, OpenVinoIngestEncoder
+from ingest.openvino_encoder import available as openvino_available
 
 
 @dataclass
@@ -128,7 +131,7 @@ _INDEX_FILES = ("vectors.faiss", "bm25_data.npy", "bm25_indices.npy", "bm25_indp
 def _file_stamps(folder: Path) -> dict[str, list[int]] | None:
     """Size and modification time of each index file; None if one is missing."""
     stamps = {}
-    for name in (*_INDEX_FILES, ONNX_FILE, INGEST_ONNX_FILE, TOKENIZER_FILE, ENCODER_CONFIG):
+    for name in (*_INDEX_FILES, ONNX_FILE, INGEST_ONNX_FILE, *OPENVINO_FILES, TOKENIZER_FILE, ENCODER_CONFIG):
         try:
             stat = (folder / name).stat()
         except OSError:
@@ -270,18 +273,19 @@ def _faiss():
 
 def _query_encoder(index_dir: Path, tmp: Path, old_manifest: dict, model: str, encoder,
                    progress: bool = False) -> bool:
-    """Carry the ONNX export (and its int8 ingest copy) over from the previous index, or export it
+    """Carry the ONNX export (with its int8 copies) over from the previous index, or export it
     now: in a child process, so torch's ~0.5 GB never counts against this build's memory."""
     files = (ONNX_FILE, TOKENIZER_FILE, ENCODER_CONFIG)
     if old_manifest.get("model") == model and all((index_dir / f).exists() for f in files):
-        for f in (*files, INGEST_ONNX_FILE):
+        for f in (*files, INGEST_ONNX_FILE, *OPENVINO_FILES):
             if (index_dir / f).exists():
                 os.link(index_dir / f, tmp / f) if _same_device(index_dir, tmp) else shutil.copy2(index_dir / f, tmp / f)
         if not (tmp / INGEST_ONNX_FILE).exists():
             from assistant.embed import quantize_export
 
-            # an index from before the int8 encoder: queries and new chunks both run it
+            # an index from before the int8 encoder: queries run it (and ingest without OpenVINO)
             quantize_export(tmp)
+        _quantize_for_openvino(tmp, encoder, progress)
         return True
     export = getattr(encoder, "export_onnx", None) if encoder is not None else None
     if export is not None:
@@ -290,19 +294,44 @@ def _query_encoder(index_dir: Path, tmp: Path, old_manifest: dict, model: str, e
         return False
     if progress:
         print(f"Exporting embedding model {model} to ONNX (once per index) ...", file=sys.stderr)
-    child = subprocess.run(
-        [sys.executable, "-c", "import sys; from assistant.embed import export_encoder; "
-         "sys.exit(0 if export_encoder(sys.argv[1], sys.argv[2]) else 3)", model, str(tmp)],
-        cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True)
+    child = _in_child("from assistant.embed import export_encoder; "
+                      "sys.exit(0 if export_encoder(sys.argv[1], sys.argv[2]) else 3)", model, str(tmp))
     if child.returncode not in (0, 3) and "ModelNotFound" in child.stderr:
         from assistant.embed import SentenceTransformerEncoder
 
         SentenceTransformerEncoder(model)   # raises the one-line ModelNotFound for the user
-    return child.returncode == 0 and (tmp / ONNX_FILE).exists()
+    exported = child.returncode == 0 and (tmp / ONNX_FILE).exists()
+    if exported:
+        _quantize_for_openvino(tmp, encoder, progress)
+    return exported
+
+
+def _quantize_for_openvino(tmp: Path, encoder, progress: bool) -> None:
+    """The OpenVINO int8 model, once per export (an index from before it gets it now); a failure
+    leaves ingest on onnxruntime's copy."""
+    if encoder is not None or (tmp / OPENVINO_FILE).exists() or not openvino_available():
+        return
+    if progress:
+        print("Quantizing the embedding model for OpenVINO (once per index) ...", file=sys.stderr)
+    _in_child("from ingest.openvino_encoder import export_openvino; "
+              "sys.exit(0 if export_openvino(sys.argv[1]) else 3)", str(tmp))
+
+
+def _in_child(code: str, *args: str) -> subprocess.CompletedProcess:
+    """Run an export step in a child process: torch and the quantizer never enter this build's
+    memory."""
+    return subprocess.run([sys.executable, "-c", "import sys; " + code, *args],
+                          cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True)
 
 
 def _ingest_encoder(tmp: Path, model: str, progress: bool):
-    """The int8 ONNX encoder when the export exists, else sentence-transformers."""
+    """The OpenVINO int8 encoder when it was quantized, else onnxruntime's int8 copy of the
+    export, else sentence-transformers."""
+    if (tmp / OPENVINO_FILE).exists() and openvino_available():
+        try:
+            return OpenVinoIngestEncoder(tmp)
+        except Exception:  # noqa: BLE001 - a model OpenVINO cannot compile here: onnxruntime embeds
+            pass
     if (tmp / ONNX_FILE).exists():
         from assistant.embed import OnnxIngestEncoder
 

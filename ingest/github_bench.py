@@ -1,7 +1,7 @@
 """Scale benchmark for GitHub issues: generate N realistic issues, ingest them next to the curated KB,
 then measure what a user waits for and what the machine holds.
 
-    python -m ingest.github_bench --n 2000                 real MiniLM embeddings (the int8 ONNX encoder `ask ingest` uses)
+    python -m ingest.github_bench --n 2000                 real MiniLM embeddings (the int8 encoder `ask ingest` uses)
     python -m ingest.github_bench --n 20000 --encoder hashed
 
 Figures: import time, unit building (cold and cached), embedding throughput (chunks/s), total

@@ -149,6 +149,36 @@ def test_first_ask_without_an_index_builds_it(small_kb):
     assert json.loads(result.stdout)["matches"][0]["id"] == "libnuma-missing-sgl-kernel"
 
 
+def test_ingest_embeds_with_the_openvino_int8_model_close_to_the_reference(small_kb, tmp_path, monkeypatch):
+    """Ingest quantizes the export for OpenVINO once and embeds with it; the stored vectors stay
+    within cosine 0.99 of sentence-transformers'. On a machine without OpenVINO the same build
+    embeds with onnxruntime's int8 copy instead, still close to the reference."""
+    import shutil
+
+    import ingest.build
+    from assistant.embed import SentenceTransformerEncoder
+    from ingest.openvino_encoder import OPENVINO_FILES
+
+    def stored_against_reference(index_dir):
+        index = Index.load(index_dir)
+        stored = index.vectors.reconstruct_n(0, index.vectors.ntotal)
+        texts = [index.chunk_text(row) for row in range(index.vectors.ntotal)]
+        return (stored * SentenceTransformerEncoder().encode(texts)).sum(axis=1)
+
+    stats = ingest_kb(Settings.from_env({"ASK_KB_DIR": str(small_kb)}), progress=False)
+    assert all((small_kb / "index" / name).exists() for name in OPENVINO_FILES)
+    assert stats.embedded == stats.chunks
+    assert stored_against_reference(small_kb / "index").min() >= 0.99
+
+    without = tmp_path / "kb-without-openvino"
+    shutil.copytree(small_kb / "entries", without / "entries")
+    monkeypatch.setattr(ingest.build, "openvino_available", lambda: False)
+    rebuilt = ingest_kb(Settings.from_env({"ASK_KB_DIR": str(without)}), progress=False)
+    assert not any((without / "index" / name).exists() for name in OPENVINO_FILES)
+    assert rebuilt.embedded == rebuilt.chunks
+    assert stored_against_reference(without / "index").min() >= 0.98
+
+
 def test_onnx_query_vectors_match_sentence_transformers(small_kb, tmp_path):
     import shutil
 
