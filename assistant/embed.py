@@ -308,12 +308,17 @@ class OnnxIngestEncoder:
 def onnx_embed(tokenizer, session, pooling: str, texts: list[str]) -> np.ndarray:
     """Normalised sentence vectors of `texts` from an exported encoder: tokenize, run, pool (CLS or
     the attention-masked mean, as the sentence-transformers model does)."""
+    inputs = encoder_inputs(tokenizer, texts)
+    hidden = session.run(None, inputs)[0]
+    return pool(hidden, inputs["attention_mask"], pooling)
+
+
+def encoder_inputs(tokenizer, texts: list[str]) -> dict[str, np.ndarray]:
+    """The exported model's three inputs for a batch of texts."""
     encodings = tokenizer.encode_batch(texts)
-    ids = np.array([e.ids for e in encodings], dtype=np.int64)
-    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-    types = np.array([e.type_ids for e in encodings], dtype=np.int64)
-    hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
-    return pool(hidden, mask, pooling)
+    return {"input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64)}
 
 
 def pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:

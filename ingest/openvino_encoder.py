@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.embed import ENCODER_CONFIG, ONNX_FILE, TOKENIZER_FILE, pool
+from assistant.embed import ENCODER_CONFIG, ONNX_FILE, TOKENIZER_FILE, encoder_inputs, pool
 
 OPENVINO_FILE = "ingest_encoder_ov_int8.xml"
 OPENVINO_WEIGHTS = "ingest_encoder_ov_int8.bin"
@@ -64,13 +64,6 @@ def _tokenizer(folder: Path):
     return tokenizer, config["pooling"]
 
 
-def _inputs(tokenizer, texts: list[str]) -> dict[str, np.ndarray]:
-    encodings = tokenizer.encode_batch(texts)
-    return {"input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
-            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64)}
-
-
 def export_openvino(folder: Path) -> bool:
     """Quantize the float export in `folder` to the OpenVINO int8 model; False if that fails."""
     folder = Path(folder)
@@ -85,7 +78,7 @@ def export_openvino(folder: Path) -> bool:
         logging.getLogger("nncf").setLevel(logging.ERROR)
         tokenizer, _ = _tokenizer(folder)
         texts = sorted(calibration_texts(), key=len)
-        batches = [_inputs(tokenizer, texts[i: i + CALIBRATION_BATCH])
+        batches = [encoder_inputs(tokenizer, texts[i: i + CALIBRATION_BATCH])
                    for i in range(0, len(texts), CALIBRATION_BATCH)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -138,7 +131,7 @@ class OpenVinoIngestEncoder:
         queue.set_callback(finished)
         for start in range(0, len(order), batch_size):
             rows = order[start: start + batch_size]
-            queue.start_async(_inputs(self.tokenizer, [texts[i] for i in rows]), rows)
+            queue.start_async(encoder_inputs(self.tokenizer, [texts[i] for i in rows]), rows)
         queue.wait_all()
         return out
 
