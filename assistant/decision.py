@@ -128,6 +128,10 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
                        "not from SGLang.")
     elif not strong:
         reasons.append("No known problem matches the error well enough to name a fix.")
+        if analysis is not None and top.kind == "entry":
+            # a weak lead still says what in the paste speaks against it (another kind of
+            # failure, other hardware, another library's frames): the user rules it out faster
+            reasons += _against(top, analysis, failing)
     elif analysis is not None and top.kind == "entry":
         reasons += _against(top, analysis, failing)
         if not reasons and top.meta.get("diagnosis"):

@@ -194,6 +194,8 @@ class _State:
     shapes: dict[str, str | None] = field(default_factory=dict)   # line shape -> masked line
     prefix_ends: dict[str, int] = field(default_factory=dict)      # line shape -> prefix length
     quiet: dict[str, tuple[int, str, str]] = field(default_factory=dict)  # see _quiet_vote
+    keep_debug: bool = False
+    skipped_debug: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
 
 
 def _finish_command(st: _State) -> None:
@@ -248,7 +250,8 @@ def _feed(raw: str, st: _State) -> None:
         st.pending_command = text.rstrip("\\").strip()
         if not line.rstrip().endswith("\\"):
             _finish_command(st)
-    if "DEBUG" in text[:80] and DEBUG_LEVEL_RE.match(text):
+    if not st.keep_debug and "DEBUG" in text[:80] and DEBUG_LEVEL_RE.match(text):
+        st.skipped_debug.append(raw)
         return   # a DEBUG line records what the program handled ("falling back to ..."), not the failure
     st.tail.append(text)
     if text.startswith("{"):
@@ -469,6 +472,12 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
             if st.total % PROGRESS_EVERY == 0:
                 progress(st.total, characters)
         progress(st.total, characters)
+    if st.skipped_debug and not st.templates and not st.tail:
+        # the paste is nothing but DEBUG lines: the user is asking about them, so read them
+        total, st.keep_debug = st.total, True
+        for raw in st.skipped_debug:
+            _feed(raw, st)
+        st.total = total
     _finish_command(st)
     ordered = sorted(st.errors.items(), key=lambda kv: (_PRIORITY[kv[1][3]], kv[1][1]))
     errors = tuple(ErrorLine(text=v[0], masked=k, line_no=v[1], count=v[2], kind=v[3])

@@ -289,6 +289,20 @@ def test_an_error_quoted_in_a_debug_line_is_not_the_failure(assistant):
     assert shown.hits[0].unit_id == "transformers-unknown-model-type"
 
 
+def test_a_paste_of_only_debug_lines_is_read_not_called_empty(assistant):
+    # the user asks what a DEBUG line means: with nothing else pasted, that line is the question
+    from assistant.trace import analyze_lines
+
+    line = ("[2026-02-01 10:00:00 TP0] DEBUG FlashInfer workspace size check failed: MNNVLAllReduceFusionWorkspace."
+            "is_buffer_size_sufficient() got an unexpected keyword argument 'use_oneshot'")
+    assert analyze_lines([line]).masked_lines
+    retrieval = assistant.retrieve([line])
+    assert retrieval.hits[0].unit_id == "flashinfer-mnnvl-workspace-size-check-use-oneshot"
+    assert retrieval.outcome == "lead"   # a diagnosis entry: the real failure is elsewhere
+    # beside another line, the DEBUG line is still left out
+    assert analyze_lines(["RuntimeError: boom", line]).masked_lines == ("RuntimeError: boom",)
+
+
 def test_a_flag_named_in_the_entry_ties_a_generic_line_to_it(assistant):
     # `invalid device ordinal` alone is any wrong GPU index; the multi-node flags say which case
     alone = assistant.retrieve(["RuntimeError: CUDA error: invalid device ordinal"])
