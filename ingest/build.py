@@ -2,8 +2,9 @@
 
 Unchanged chunks (same text, same model) reuse their vectors from the previous index, and a text
 that occurs in several chunks is embedded once, so re-ingesting an unchanged KB embeds nothing and
-never loads sentence-transformers. Embedding runs the int8 model on OpenVINO
-(ingest.openvino_encoder; without it, onnxruntime's int8 copy of the ONNX export), longest texts
+never loads sentence-transformers. Embedding runs the int8 model on OpenVINO where the CPU has
+int8 dot-product instructions (ingest.openvino_encoder; elsewhere, or without OpenVINO,
+onnxruntime's int8 copy of the ONNX export), longest texts
 first so the progress bar's ETA errs on the long side. Finished batches are checkpointed
 next to the index (`.<index>.embedded/`): an interrupted build, run again, embeds only what was
 not finished. The new index is written to a temporary folder and renamed into place; an
@@ -33,6 +34,7 @@ from assistant.text import tokenize
 from ingest.documents import Unit
 from ingest.openvino_encoder import OPENVINO_FILE, OPENVINO_FILES, OpenVinoIngestEncoder
 from ingest.openvino_encoder import available as openvino_available
+from ingest.openvino_encoder import int8_dot_product_cpu
 
 
 @dataclass
@@ -309,12 +311,18 @@ def _query_encoder(index_dir: Path, tmp: Path, old_manifest: dict, model: str, e
 def _quantize_for_openvino(tmp: Path, encoder, progress: bool) -> None:
     """The OpenVINO int8 model, once per export (an index from before it gets it now); a failure
     leaves ingest on onnxruntime's copy."""
-    if encoder is not None or (tmp / OPENVINO_FILE).exists() or not openvino_available():
+    if encoder is not None or (tmp / OPENVINO_FILE).exists() or not _openvino_is_faster():
         return
     if progress:
         print("Quantizing the embedding model for OpenVINO (once per index) ...", file=sys.stderr)
     _in_child("from ingest.openvino_encoder import export_openvino; "
               "sys.exit(0 if export_openvino(sys.argv[1]) else 3)", str(tmp))
+
+
+def _openvino_is_faster() -> bool:
+    """OpenVINO's int8 model is the fast ingest path where it is installed and the CPU has int8
+    dot-product instructions; elsewhere onnxruntime's copy is (ingest.openvino_encoder)."""
+    return openvino_available() and int8_dot_product_cpu()
 
 
 def _in_child(code: str, *args: str) -> subprocess.CompletedProcess:
@@ -327,7 +335,7 @@ def _in_child(code: str, *args: str) -> subprocess.CompletedProcess:
 def _ingest_encoder(tmp: Path, model: str, progress: bool):
     """The OpenVINO int8 encoder when it was quantized, else onnxruntime's int8 copy of the
     export, else sentence-transformers."""
-    if (tmp / OPENVINO_FILE).exists() and openvino_available():
+    if (tmp / OPENVINO_FILE).exists() and _openvino_is_faster():
         try:
             return OpenVinoIngestEncoder(tmp)
         except Exception:  # noqa: BLE001 - a model OpenVINO cannot compile here: onnxruntime embeds

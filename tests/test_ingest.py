@@ -150,9 +150,10 @@ def test_first_ask_without_an_index_builds_it(small_kb):
 
 
 def test_ingest_embeds_with_the_openvino_int8_model_close_to_the_reference(small_kb, tmp_path, monkeypatch):
-    """Ingest quantizes the export for OpenVINO once and embeds with it; the stored vectors stay
-    within cosine 0.99 of sentence-transformers'. On a machine without OpenVINO the same build
-    embeds with onnxruntime's int8 copy instead, still close to the reference."""
+    """On a CPU with int8 dot-product instructions ingest quantizes the export for OpenVINO once and
+    embeds with it; the stored vectors stay within cosine 0.99 of sentence-transformers'. On a CPU
+    without them, or without OpenVINO, the same build embeds with onnxruntime's int8 copy instead
+    (faster there), still close to the reference."""
     import shutil
 
     import ingest.build
@@ -165,18 +166,35 @@ def test_ingest_embeds_with_the_openvino_int8_model_close_to_the_reference(small
         texts = [index.chunk_text(row) for row in range(index.vectors.ntotal)]
         return (stored * SentenceTransformerEncoder().encode(texts)).sum(axis=1)
 
+    # this test's machine may lack VNNI: the OpenVINO path is checked for its vectors, not its speed
+    monkeypatch.setattr(ingest.build, "int8_dot_product_cpu", lambda: True)
     stats = ingest_kb(Settings.from_env({"ASK_KB_DIR": str(small_kb)}), progress=False)
     assert all((small_kb / "index" / name).exists() for name in OPENVINO_FILES)
     assert stats.embedded == stats.chunks
     assert stored_against_reference(small_kb / "index").min() >= 0.99
 
-    without = tmp_path / "kb-without-openvino"
-    shutil.copytree(small_kb / "entries", without / "entries")
-    monkeypatch.setattr(ingest.build, "openvino_available", lambda: False)
-    rebuilt = ingest_kb(Settings.from_env({"ASK_KB_DIR": str(without)}), progress=False)
-    assert not any((without / "index" / name).exists() for name in OPENVINO_FILES)
-    assert rebuilt.embedded == rebuilt.chunks
-    assert stored_against_reference(without / "index").min() >= 0.98
+    for name, patch in (("no-vnni", ("int8_dot_product_cpu", lambda: False)),
+                        ("no-openvino", ("openvino_available", lambda: False))):
+        without = tmp_path / f"kb-{name}"
+        shutil.copytree(small_kb / "entries", without / "entries")
+        monkeypatch.setattr(ingest.build, "int8_dot_product_cpu", lambda: True)
+        monkeypatch.setattr(ingest.build, *patch)
+        rebuilt = ingest_kb(Settings.from_env({"ASK_KB_DIR": str(without)}), progress=False)
+        assert not any((without / "index" / name).exists() for name in OPENVINO_FILES)
+        assert rebuilt.embedded == rebuilt.chunks
+        assert stored_against_reference(without / "index").min() >= 0.98
+
+
+def test_int8_dot_product_cpu_is_read_from_the_cpu_flags(tmp_path):
+    from ingest.openvino_encoder import int8_dot_product_cpu
+
+    zen3 = tmp_path / "zen3"
+    zen3.write_text("processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma bmi2 sha_ni vaes\n")
+    icelake = tmp_path / "icelake"
+    icelake.write_text("processor\t: 0\nflags\t\t: fpu avx2 avx512f avx512_vnni avx512_bf16\n")
+    assert not int8_dot_product_cpu(zen3)
+    assert int8_dot_product_cpu(icelake)
+    assert not int8_dot_product_cpu(tmp_path / "missing")   # not Linux: onnxruntime's copy
 
 
 def test_onnx_query_vectors_match_sentence_transformers(small_kb, tmp_path):
