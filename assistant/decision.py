@@ -63,6 +63,7 @@ LOG_LINES_OK = 2
 # share of an entry's error line a question must contain to be pointed at that entry
 QUESTION_NAMES_ERROR = 0.5
 FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
+NO_MATCH_REASON = "No known problem matches the error well enough to name a fix."
 # an entry marked `diagnosis` fits the paste: what the line means and how to find the failure
 # behind it (a wrapper's relay, `terminated with -3`, a bare illegal memory access) — a lead whose
 # steps are the next steps, never the fix of a failure nobody has seen yet
@@ -114,8 +115,8 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     if not hits:
         return Decision(UNKNOWN, 0.0, failing_components=tuple(sorted(specific(failing))))
     top = hits[0]
-    confidence, strong = _strength(hits, tokens, index, idf, analysis)
     evidence_level = _evidence(hits, tokens, index, idf, analysis)
+    confidence, strong = _strength(top, evidence_level)
     question = analysis is not None and is_question(
         " ".join((analysis.question, *analysis.plain_lines)), any(e.kind in ROOT_KINDS for e in analysis.errors))
     reasons: list[str] = []
@@ -126,17 +127,17 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     elif analysis is not None and analysis.other_software and not analysis.mentions_sglang:
         reasons.append(f"The paste comes from other software ({', '.join(analysis.other_software[:3])}), "
                        "not from SGLang.")
-    elif not strong:
-        reasons.append("No known problem matches the error well enough to name a fix.")
-        if analysis is not None and top.kind == "entry":
-            # a weak lead still says what in the paste speaks against it (another kind of
-            # failure, other hardware, another library's frames): the user rules it out faster
-            reasons += _against(top, analysis, failing)
     elif analysis is not None and top.kind == "entry":
+        if not strong:
+            reasons.append(NO_MATCH_REASON)
+        # a weak lead too says what in the paste speaks against it (another kind of failure,
+        # other hardware, another library's frames): the user rules it out faster
         reasons += _against(top, analysis, failing)
         if not reasons and top.meta.get("diagnosis"):
             diagnosis = True
             reasons.append(DIAGNOSIS_REASON)
+    elif not strong:
+        reasons.append(NO_MATCH_REASON)
     elif analysis is not None and top.kind == "issue":
         reasons += _root_unexplained(top, analysis)
     if not reasons:
@@ -151,12 +152,11 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
                     tuple(sorted(specific(failing))), diagnosis=diagnosis)
 
 
-def _strength(hits, tokens, index, idf, analysis: Analysis | None = None) -> tuple[float, bool]:
-    """How strongly the words of the paste point at the top hit: (confidence, enough to answer)."""
-    top = hits[0]
+def _strength(top, evidence: float) -> tuple[float, bool]:
+    """How strongly the paste points at the top hit, from its signature match or else the words'
+    evidence (`_evidence`): (confidence, enough to answer)."""
     if top.signature >= SIGNATURE_OK:
         return round(min(1.0, 0.8 + 0.2 * top.signature), 3), True
-    evidence = _evidence(hits, tokens, index, idf, analysis)
     return round(max(0.0, min(0.79, 0.6 + (evidence - EVIDENCE_OK) / 2)), 3), evidence >= EVIDENCE_OK
 
 

@@ -3,9 +3,10 @@
 onnxruntime's int8 copy (assistant.embed) quantizes the weights only and keeps attention in its
 own op: about twice the chunks per second of sentence-transformers here. OpenVINO runs a model
 quantized whole by NNCF (post-training, calibrated on activations) on the CPU's int8 units (VNNI,
-AMX where there is one): four to five times sentence-transformers' chunks per second on this
-machine, with vectors closer to the reference model's (cosine >= 0.99, measured by
-`python -m evals bench`). Queries still run onnxruntime (`ask` starts in half the time without
+AMX where there is one): on a CPU with those units, four to five times sentence-transformers'
+chunks per second, with vectors closer to the reference model's (cosine >= 0.99, measured by
+`python -m evals bench` on a Xeon with VNNI); on an AVX2-only CPU it is slower than onnxruntime's
+copy and is not used. Queries still run onnxruntime (`ask` starts in half the time without
 OpenVINO's import and compile); their vectors agree with these to the same cosine.
 
 The calibration texts are generated SGLang issue threads with a fixed seed (ingest.github_synth),
