@@ -120,8 +120,8 @@ def test_plain_text_of_an_unknown_names_the_root_error_and_where(answers):
 # from the release registry, for the user's release).
 NAMED_CLASS_REPORT = """sglang 0.5.9
 After a few minutes of concurrent streams every scheduler rank sits at 99% CPU and no request
-returns. py-spy shows all of them inside MambaRadixCache.sanity_check(), walking the whole tree
-on every idle tick.
+returns. py-spy shows all of them inside PrefillAdder.add_one_req(), looping
+on every tick.
 """
 
 
@@ -131,14 +131,14 @@ def test_unknown_report_without_traceback_says_where_the_class_it_names_lives(as
 
     answer = assistant.answer(NAMED_CLASS_REPORT)
     assert answer.outcome != "fix" and answer.failing_module is None
-    assert answer.named_class == ("MambaRadixCache", "sglang.srt.mem_cache.mamba_radix_cache")
-    assert answer.to_json()["named_class"] == {"class": "MambaRadixCache",
-                                               "module": "sglang.srt.mem_cache.mamba_radix_cache"}
-    where = "MambaRadixCache (named in your paste) is in sglang.srt.mem_cache.mamba_radix_cache"
+    assert answer.named_class == ("PrefillAdder", "sglang.srt.managers.schedule_policy")
+    assert answer.to_json()["named_class"] == {"class": "PrefillAdder",
+                                               "module": "sglang.srt.managers.schedule_policy"}
+    where = "PrefillAdder (named in your paste) is in sglang.srt.managers.schedule_policy"
     assert f"Where it arises: {where}" in render_text(answer)
-    assert "`sglang.srt.mem_cache.mamba_radix_cache`" in answer_markdown(answer)
+    assert "`sglang.srt.managers.schedule_policy`" in answer_markdown(answer)
     slack = [b["text"]["text"] for m in answer_messages(answer) for b in m["blocks"] if b["type"] == "section"]
-    assert any(t.startswith("*Where it arises:*") and "mamba_radix_cache" in t for t in slack)
+    assert any(t.startswith("*Where it arises:*") and "schedule_policy" in t for t in slack)
     # an exception class every library has, a class the openai client owns too (SGLang's is outside
     # its runtime), and product names in a sentence say nothing
     other = assistant.answer("sglang 0.5.9\nthe client raised InternalError() and OpenAI(base_url=url) "
