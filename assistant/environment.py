@@ -57,7 +57,9 @@ SGLANG_HINT_RE = re.compile(r"sglang|sgl[_-]kernel|launch_server|/srt/|\bSGLANG_
 HARDWARE_HINTS = [
     ("musa", re.compile(r"\bMUSA\b|mtgpu|\bMTT\b|\bmccl\b|mtshmem|mt_peermem|Moore Threads|摩尔线程", re.I)),
     # an image tag spells CANN with its version (`sglang:main-cann8.5.0-a3`)
-    ("ascend", re.compile(r"\bAscend\b|\bNPU\b|npu-smi|\bCANN(?:\b|(?=\d))|\bAtlas \d|昇腾", re.I)),
+    # HDK is Ascend's driver and firmware kit, HCCL its collective library, 910A/B/C its chips
+    ("ascend", re.compile(r"\bAscend\b|\bNPU\b|npu-smi|\bCANN(?:\b|(?=\d))|\bAtlas \d|\bHDK\b|\bHCCL(?:\b|_)|"
+                          r"\b910[ABC]\d?\b|昇腾", re.I)),
     ("amd", re.compile(r"\bROCm(?:\b|(?=\d))|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi", re.I)),
     ("nvidia", re.compile(r"\bNVIDIA\b|\bCUDA\b|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b", re.I)),
 ]
@@ -70,7 +72,7 @@ HARDWARE_HINTS = [
 # lines of a log have a few dozen shapes), so keys with digits are written in that form.
 HARDWARE_KEYS = {
     "musa": ("musa", "mtgpu", "mtt", "mccl", "mtshmem", "mt_peermem", "moore threads"),
-    "ascend": ("ascend", "npu", "cann", "atlas"),
+    "ascend": ("ascend", "npu", "cann", "atlas", "hdk", "hccl", "555a", "555b", "555c"),
     "amd": ("rocm", "hip", "mi", "aiter", "gfx5", "hsa_status"),
     "nvidia": ("nvidia", "cuda", "nccl", "h555", "a555", "h55", "b555"),
 }
@@ -93,8 +95,8 @@ _HARDWARE_BIT = {name: 16 << i for i, name in enumerate(HARDWARE_KEYS)}
 _ALL = (1 << (4 + len(HARDWARE_KEYS))) - 1
 
 
-# the only HARDWARE_HINTS alternatives that name a digit literally (gfx9.., H100, ...), in shape form
-HARDWARE_DIGIT_KEYS = ("gfx5", "h55", "a555", "b555")
+# the only HARDWARE_HINTS alternatives that name a digit literally (gfx9.., H100, 910B, ...), in shape form
+HARDWARE_DIGIT_KEYS = ("gfx5", "h55", "a555", "b555", "555a", "555b", "555c")
 
 
 def _possible(shape: str) -> tuple[int, str | None]:

@@ -45,18 +45,35 @@ CONFIRM_LINES = 2
 PACKAGE_ROOTS = ("site-packages/", "dist-packages/")
 
 
+# frames that only pass a call through (a decorator, a module's __call__): a traceback cut off
+# right under one of them has not reached the code that failed, so the frame above says more
+PASS_THROUGH_MODULES = frozenset({
+    "torch.utils._contextlib", "torch.nn.modules.module", "torch.autograd.grad_mode",
+    "torch._dynamo.eval_frame", "contextlib", "functools", "runpy",
+})
+
+
 def innermost_module(frame_files) -> str | None:
     """The dotted module of the innermost traceback frame (`acme_plugin.hooks`), or its path when
-    it is not inside an installed package or an SGLang checkout."""
-    if not frame_files:
-        return None
-    path = frame_files[-1].replace("\\", "/")
+    it is not inside an installed package or an SGLang checkout; a pass-through wrapper frame
+    (`torch.utils._contextlib`) gives way to the frame that called it."""
+    modules = [_module_of(path) for path in frame_files]
+    for module in reversed(modules):
+        if module not in PASS_THROUGH_MODULES:
+            return module
+    return modules[-1] if modules else None
+
+
+def _module_of(path: str) -> str:
+    path = path.replace("\\", "/")
     relative = None
     for root in PACKAGE_ROOTS:
         if root in path:
             relative = path.rsplit(root, 1)[1]
     if relative is None and "/python/sglang/" in path:   # a source checkout (/sgl-workspace/sglang)
         relative = "sglang/" + path.rsplit("/python/sglang/", 1)[1]
+    if relative is None and "/lib/python3" in path:   # the standard library (/usr/lib/python3.10/runpy.py)
+        relative = path.split("/lib/python3", 1)[1].split("/", 1)[-1]
     if relative is None or not relative.endswith(".py"):
         return path
     module = relative[:-3].removesuffix("/__init__").strip("/")

@@ -438,9 +438,24 @@ def _introduces_output(text: str) -> bool:
             and any(w.lower().strip(",.") in _INTRO_WORDS for w in words))
 
 
+# a reproduction step or a bare remark in the user's words: "3. crash", "- it hangs", "server crashed"
+_ENUMERATOR_RE = re.compile(r"^\s*(?:\(?\d{1,2}[.)]|[-*•])\s+")
+_LOWER_WORD_RE = re.compile(r"[a-z][a-z'\-]*[,.;!?]?")
+
+
+def _short_remark(text: str) -> bool:
+    """A few lowercase plain words, optionally after a list marker. Programs print their failures
+    with a capital, a code or a path (`Segmentation fault`, `Killed`, `error: ...`); a user's step
+    list does not."""
+    stripped = _ENUMERATOR_RE.sub("", text, count=1)
+    words = stripped.split()
+    limit = 6 if stripped != text else 3
+    return 1 <= len(words) <= limit and all(_LOWER_WORD_RE.fullmatch(w) for w in words)
+
+
 def looks_like_sentence(text: str) -> bool:
-    """Mostly plain words, as a person writes (a title, a question), not a log line."""
-    return _wordy(text) and not EXCEPTION_RE.match(text)
+    """Mostly plain words, as a person writes (a title, a question, a step), not a log line."""
+    return (_wordy(text) or _short_remark(text)) and not EXCEPTION_RE.match(text)
 
 
 def _looks_like_prose(text: str) -> bool:

@@ -531,6 +531,19 @@ def test_a_report_in_prose_that_only_shares_an_entrys_topic_is_a_lead(assistant)
     assert retrieval.hits[retrieval.decision.top].unit_id == "context-length-exceeded"
 
 
+def test_a_step_of_the_users_reproduction_is_not_an_error_line(assistant):
+    # "3. crash" is the user's list, not a line a program printed: it is no root error that the
+    # entry about the words must explain
+    paste = ["sglang serve says --model-path is required although my config file sets it",
+             "I keep the server settings in a YAML file with `model-path: Qwen/Qwen3-8B` in it.",
+             "Steps:", "1. write server.yaml with model-path", "2. run `sglang serve --config server.yaml`",
+             "3. crash",
+             "The same file works with `python3 -m sglang.launch_server --config server.yaml`."]
+    retrieval = assistant.retrieve(paste)
+    assert retrieval.hits[0].unit_id == "sglang-serve-config-file-needs-model-path"
+    assert retrieval.outcome == "fix", retrieval.decision.reasons
+
+
 def test_flags_in_a_launch_command_are_not_the_words_of_an_error_line(assistant):
     # the capture-failure entry's lines name `--enable-torch-compile`; a user who set that flag
     # and reports a tool-call problem has not printed that error

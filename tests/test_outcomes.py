@@ -116,6 +116,25 @@ def test_plain_text_of_an_unknown_names_the_root_error_and_where(answers):
     assert "Detected: SGLang 0.5.9" in text
 
 
+# A traceback cut off right under torch's decorator frame: that frame only passes the call on.
+CUT_TRACE = """sglang 0.5.9
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 1418, in run_event_loop
+    dispatch_event_loop(self)
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 3925, in dispatch_event_loop
+    scheduler.event_loop_pp()
+  File "/usr/local/lib/python3.12/dist-packages/torch/utils/_contextlib.py", line 124, in decorate_context
+    return func(*args, **kwargs)
+"""
+
+
+def test_where_it_arises_skips_a_wrapper_frame_the_trace_was_cut_under(assistant):
+    answer = assistant.answer(CUT_TRACE)
+    assert answer.outcome != "fix"
+    assert answer.failing_module == "sglang.srt.managers.scheduler"
+    assert "innermost frame in sglang.srt.managers.scheduler" in render_text(answer)
+
+
 # A report in words, no traceback: it names the SGLang class where the hang is (the module comes
 # from the release registry, for the user's release).
 NAMED_CLASS_REPORT = """sglang 0.5.9

@@ -88,6 +88,14 @@ def test_amd_and_musa_hardware_detected():
     assert analyze("musa failed with an illegal memory access on MTT S4000").environment.hardware == "musa"
 
 
+def test_ascend_is_read_from_its_driver_kit_collective_library_and_chip_names():
+    # a report that names only Ascend's own parts is from Ascend, not from NVIDIA by default
+    assert analyze("Weight loading hangs. HDK Version: 25.5.x").environment.hardware == "ascend"
+    assert analyze("Qwen3 served on four 910B cards fails to start").environment.hardware == "ascend"
+    assert analyze("export HCCL_CONNECT_TIMEOUT=7200").environment.hardware == "ascend"
+    assert analyze("batch size 910, port 19100").environment.hardware is None
+
+
 def test_the_question_around_the_log_is_kept():
     a = analyze("升级到 0.5.6 之后启动就报错，怎么办？\nImportError: libnuma.so.1: cannot open shared object file")
     assert "怎么办" in a.question
@@ -168,3 +176,13 @@ def test_a_banner_framing_a_tools_output_is_not_the_error():
     ]))
     assert not [e.text for e in analysis.errors if "[Triton]" in e.text]
     assert analysis.primary.text.startswith("triton.compiler.errors.MLIRCompilationError")
+
+
+def test_a_users_short_remark_is_prose_and_a_programs_short_line_is_not():
+    from assistant.trace import looks_like_sentence
+
+    for remark in ("3. crash", "- it hangs", "server crashed", "2) the server gets stuck"):
+        assert looks_like_sentence(remark), remark
+    for printed in ("Segmentation fault", "Killed", "error: invalid choice", "Aborted (core dumped)",
+                    "ValueError: bad value", "ERROR"):
+        assert not looks_like_sentence(printed), printed
