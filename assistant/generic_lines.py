@@ -39,6 +39,9 @@ GENERIC_RE = re.compile(
     # an HTTP client that reached no server, or a proxy with nothing behind it: says the server was
     # not there, never why
     r"All connection attempts failed|\b50[234] (?:Service Unavailable|Bad Gateway|Gateway Time-?out)|"
+    # urllib3's words for the same (requests prints them for any server it cannot reach)
+    r"Failed to establish a new connection|\[Errno -?\d+\]|(?:urllib3\.exceptions\.)?(?:NewConnectionError|MaxRetryError)|"
+    r"<[\w.]+ object at 0x[0-9a-f]+>|"
     r"timed out|Timeout|Watchdog caught collective operation timeout(?::? WorkNCCL\((?:[^()]|\([^()]*\))*\)(?: ran for \d+ milliseconds before timing out\.?)?)?|AssertionError|"
     r"Triton Error \[CUDA\]|Exception in thread \S+|Traceback \(most recent call last\)|"
     # torch's shape and index checks: any model, kernel or request with a wrong size prints them

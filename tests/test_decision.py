@@ -367,6 +367,20 @@ def test_a_client_that_lost_the_server_gets_no_fix_from_an_entry_on_the_same_lin
     assert retrieval.outcome != "fix"
 
 
+BARE_REFUSAL = """\
+requests.exceptions.ConnectionError: HTTPConnectionPool(host='10.0.0.12', port=30000): Max retries exceeded with url: /v1/chat/completions (Caused by NewConnectionError('<urllib3.connection.HTTPConnection object at 0x7f2b1c3d9e50>: Failed to establish a new connection: [Errno 111] Connection refused'))
+"""
+
+
+def test_urllib3s_refusal_alone_is_no_pd_bootstrap_fix(assistant):
+    """Any HTTP client that reaches no server prints urllib3's `Failed to establish a new
+    connection: [Errno 111] Connection refused`; a PD bootstrap entry that lists the line is not
+    the fix for a chat client's refusal."""
+    retrieval = assistant.retrieve(BARE_REFUSAL.splitlines())
+    assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "pd-bootstrap-port-mismatch"), \
+        [h.unit_id for h in retrieval.hits[:3]]
+
+
 TORCH_OOM_WITH_PROCESS_LIST = """\
 Traceback (most recent call last):
   File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_executor/model_runner.py", line 1502, in forward_extend
