@@ -61,7 +61,9 @@ COMPONENTS: tuple[Component, ...] = (
     _c("musa", r"\bMUSA\b|mtgpu|mtshmem|\bMTT\b|torch_musa", family="musa"),
     _c("ascend", r"\bAscend\b|\bnpu\b|torch_npu|\bCANN\b|\bhccl\b", family="ascend"),
     # SGLang-JAX: another code base (TPU, XLA), not SGLang's CUDA runtime
-    _c("jax", r"sgl_jax|sglang-jax|\bjaxlib\b|[/\\]jax[/\\]|XlaRuntimeError|\blibtpu\b", family="jax"),
+    # (Google's TPU slices are named v5e-4, v6e-16, v4-8; Tunix and Pallas are JAX's RL library and kernels)
+    _c("jax", r"sgl[_-]jax|sglang[_-]jax|\bjaxlib\b|[/\\]jax[/\\]|XlaRuntimeError|\blibtpu\b|\bTPU|"
+              r"\bv(?:[567][ep]|4)-(?:4|8|16|32|64|128|256)\b|\btunix\b|\bpallas\b", family="jax"),
     _c("xgrammar", r"xgrammar", family="grammar"),
     _c("outlines", r"\boutlines\b", family="grammar"),
     _c("llguidance", r"llguidance", family="grammar"),

@@ -268,9 +268,25 @@ def hardware_conflict(meta: dict, analysis: Analysis) -> str | None:
     return None
 
 
+# another serving engine than SGLang's own: an entry whose title or declared components name one is
+# about that engine's code, and a paste must show that engine (its paths, its library, its devices)
+# before that entry's fix applies, as an entry about AMD needs a sign of AMD
+OTHER_ENGINES = {"jax": "SGLang-JAX (JAX / TPU)"}
+
+
+def engine_conflict(meta: dict, analysis: Analysis) -> str | None:
+    about = components_in(meta.get("title") or "") | set(meta.get("components") or ())
+    shown = context_components(analysis) | components_in(" ".join(analysis.frame_files))
+    for component, engine in OTHER_ENGINES.items():
+        if component in about and component not in shown:
+            return f"This entry is about {engine}; nothing in your log shows it (no sgl_jax paths, JAX or TPU)."
+    return None
+
+
 def scope_conflict(meta: dict, analysis: Analysis) -> str | None:
-    """The entry is about other hardware or another operating system than the paste's."""
-    return hardware_conflict(meta, analysis) or platform_conflict(meta, analysis)
+    """The entry is about other hardware, another operating system or another serving engine than
+    the paste's."""
+    return hardware_conflict(meta, analysis) or platform_conflict(meta, analysis) or engine_conflict(meta, analysis)
 
 
 def paste_kinds(analysis: Analysis) -> frozenset[str]:

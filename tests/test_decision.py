@@ -77,6 +77,14 @@ def test_components_are_read_from_backtraces_and_conflict_by_family():
     assert not conflicts(frozenset({"nixl"}), frozenset({"mooncake"}))
 
 
+def test_sglang_jax_is_read_from_its_paths_tpu_slices_and_libraries():
+    for text in ("python grpo_demo_sglang_jax_rollout.py", "Environment: v5e-4", "on a TPU v6e-16",
+                 'File "/opt/sglang-jax/python/sgl_jax/srt/layers/moe.py", line 3, in forward'):
+        assert "jax" in components_in(text), text
+    for text in ("CUDA 12.4 on H100", "version v5-1 of the adapter", "Qwen2-VL v2-8b"):
+        assert "jax" not in components_in(text), text
+
+
 def test_questions_are_not_problem_reports():
     assert is_question("how do I enable speculative decoding with EAGLE?", has_log_errors=False)
     assert is_question("如何开启 DP attention？", has_log_errors=False)
@@ -379,6 +387,30 @@ def test_urllib3s_refusal_alone_is_no_pd_bootstrap_fix(assistant):
     retrieval = assistant.retrieve(BARE_REFUSAL.splitlines())
     assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "pd-bootstrap-port-mismatch"), \
         [h.unit_id for h in retrieval.hits[:3]]
+
+
+SLOW_TOKENIZER_LLGUIDANCE = """\
+[2025-06-01 10:00:09 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "{root}/srt/managers/scheduler.py", line 2010, in run_scheduler_process
+    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, pp_rank, dp_rank)
+  File "{root}/srt/constrained/llguidance_backend.py", line 126, in __init__
+    self.llguidance_tokenizer = llguidance.hf.from_tokenizer(self.tokenizer, None)
+  File "/usr/local/lib/python3.10/dist-packages/llguidance/hf.py", line 30, in from_tokenizer
+    raise ValueError("Only fast tokenizers are supported")
+ValueError: Only fast tokenizers are supported
+"""
+
+
+def test_an_entry_about_sglang_jax_needs_a_paste_from_sglang_jax(assistant):
+    """llguidance prints the same line under SGLang and SGLang-JAX; the SGLang-JAX entry (its
+    builds, its fix) answers only a paste that shows SGLang-JAX, as an AMD entry needs AMD."""
+    jax_id = "sglang-jax-llguidance-only-fast-tokenizers"
+    cuda = assistant.retrieve(SLOW_TOKENIZER_LLGUIDANCE.format(
+        root="/usr/local/lib/python3.10/dist-packages/sglang").splitlines())
+    assert not (cuda.outcome == "fix" and cuda.hits[0].unit_id == jax_id)
+    jax = assistant.retrieve(SLOW_TOKENIZER_LLGUIDANCE.format(
+        root="/home/user/sglang-jax/python/sgl_jax").splitlines())
+    assert jax.outcome == "fix" and jax.hits[0].unit_id == jax_id, jax.decision.reasons
 
 
 TORCH_OOM_WITH_PROCESS_LIST = """\

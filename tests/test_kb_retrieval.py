@@ -3,6 +3,7 @@ without error lines, its symptoms) ranks that entry first."""
 
 import pytest
 
+from assistant.components import components_in
 from assistant.kb import load_entries
 from assistant.retrieve import signature_match
 from assistant.text import mask
@@ -12,6 +13,7 @@ ENTRIES = load_entries(REPO / "kb" / "entries")
 PLATFORM_LINE = {"amd": "8x MI300X, ROCm 6.3", "musa": "MTT S4000 (Moore Threads), MUSA 4.0", "ascend": "Ascend 910B NPU, CANN 8.0"}
 OS_LINE = {"windows": "Windows 11, Python 3.11", "macos": "macOS 15 on a MacBook Pro (Apple M3)",
            "aarch64": "GH200 (aarch64), Ubuntu 24.04"}
+ENGINE_LINE = "python3 -m sgl_jax.launch_server on a TPU v6e-8"
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.id for e in ENTRIES])
@@ -25,6 +27,9 @@ def test_entry_ranks_first_on_its_own_signatures(assistant, entry):
     # and a user of an entry about one operating system shows it
     if entry.os:
         query = f"{OS_LINE[entry.os[0]]}\n{query}"
+    # and a user of an entry about SGLang-JAX runs SGLang-JAX
+    if "jax" in components_in(entry.title) | set(entry.components or ()):
+        query = f"{ENGINE_LINE}\n{query}"
     answer = assistant.answer(query)
     ranked = [m.id for m in answer.matches]
     assert ranked and ranked[0] == entry.id, f"{entry.id}: ranked {ranked[:3]}"
