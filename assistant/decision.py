@@ -275,6 +275,7 @@ OTHER_ENGINES = {"jax": "SGLang-JAX (JAX / TPU)"}
 
 
 def engine_conflict(meta: dict, analysis: Analysis) -> str | None:
+    """The entry is about another serving engine (`OTHER_ENGINES`) that the paste does not show."""
     about = components_in(meta.get("title") or "") | set(meta.get("components") or ())
     shown = context_components(analysis) | components_in(" ".join(analysis.frame_files))
     for component, engine in OTHER_ENGINES.items():
