@@ -274,14 +274,22 @@ def hardware_conflict(meta: dict, analysis: Analysis) -> str | None:
 OTHER_ENGINES = {"jax": "SGLang-JAX (JAX / TPU)"}
 
 
+def engines_of(title: str | None, components=()) -> frozenset[str]:
+    """The other serving engines an entry is about, from its title and declared components."""
+    return (components_in(title or "") | frozenset(components or ())) & OTHER_ENGINES.keys()
+
+
 def engine_conflict(meta: dict, analysis: Analysis) -> str | None:
     """The entry is about another serving engine (`OTHER_ENGINES`) that the paste does not show."""
-    about = components_in(meta.get("title") or "") | set(meta.get("components") or ())
+    about = engines_of(meta.get("title"), meta.get("components"))
+    if not about:
+        return None   # nearly every entry: no need to read the paste
     shown = context_components(analysis) | components_in(" ".join(analysis.frame_files))
-    for component, engine in OTHER_ENGINES.items():
-        if component in about and component not in shown:
-            return f"This entry is about {engine}; nothing in your log shows it (no sgl_jax paths, JAX or TPU)."
-    return None
+    missing = sorted(about - shown)
+    if not missing:
+        return None
+    return (f"This entry is about {OTHER_ENGINES[missing[0]]}; nothing in your log shows it "
+            "(no sgl_jax paths, JAX or TPU).")
 
 
 def scope_conflict(meta: dict, analysis: Analysis) -> str | None:

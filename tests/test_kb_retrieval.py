@@ -3,7 +3,7 @@ without error lines, its symptoms) ranks that entry first."""
 
 import pytest
 
-from assistant.components import components_in
+from assistant.decision import engines_of
 from assistant.kb import load_entries
 from assistant.retrieve import signature_match
 from assistant.text import mask
@@ -28,7 +28,7 @@ def test_entry_ranks_first_on_its_own_signatures(assistant, entry):
     if entry.os:
         query = f"{OS_LINE[entry.os[0]]}\n{query}"
     # and a user of an entry about SGLang-JAX runs SGLang-JAX
-    if "jax" in components_in(entry.title) | set(entry.components or ()):
+    if engines_of(entry.title, entry.components):
         query = f"{ENGINE_LINE}\n{query}"
     answer = assistant.answer(query)
     ranked = [m.id for m in answer.matches]
