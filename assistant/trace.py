@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from assistant.commands import SGLANG_MARKER_RE
 from assistant.environment import Environment, EnvironmentReader
 from assistant.generic_lines import SOLUTION_STEP
+from assistant.log_prefix import PREFIX_RE
 from assistant.text import mask
 
 MAX_LINE = 2000          # characters kept of one line
@@ -28,15 +29,9 @@ SHORT_PASTE = 30         # a paste this short is all context; a longer log is tr
 MAX_SHAPES = 20000       # line shapes whose masked form is memoised (see _masked)
 PROGRESS_EVERY = 100_000  # lines between two progress callbacks
 
-PREFIX_RE = re.compile(
-    r"^\s*(?:\[[^\]]{0,80}\]\s*)+"                     # [2025-10-15 10:47:27 TP0] prefixes
-    r"|^\s*\d{4}-\d{2}-\d{2}[T ][\d:.,]+\s*(?:\|\s*[\w.:<>-]+\s*)+\|\s"        # 2024-06-02 00:26:10 | ERROR | stderr |
-    r"|^\s*\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s+(?:\w+\s+)?"  # 2025-10-15 10:45:11+08:00 INFO
-    r"|^\s*[IWEF]\d{4} [\d:.]+\s+\d+\s+"                # glog
-    r"|^\s*(?:\(\w+ pid=\d+[^)]*\)\s*)"                 # ray-style (Worker pid=123)
-)
 EXCEPTION_RE = re.compile(
-    r"^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed|Failure|Fault|Timeout)\b"
+    # `raise Exception("...")` (80 sites in SGLang 0.5.23) prints a bare "Exception: ..."
+    r"^(?:[A-Za-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed|Failure|Fault|Timeout)|Exception)\b"
     r"(?:\(.*\))?(?::|$)"
 )
 FATAL_RE = re.compile(

@@ -1,5 +1,6 @@
 """`python -m evals run ...` (the eval harness), `python -m evals bench` (speed benchmarks) and
-`python -m evals resolutions` (issue-thread resolutions against labelled threads)."""
+`python -m evals resolutions` (issue-thread resolutions against labelled threads) and
+`python -m evals wrappers` (the same answer under a log collector's line prefixes)."""
 
 import sys
 
@@ -14,6 +15,10 @@ def main() -> int:
         from evals.resolutions import main as resolutions
 
         return resolutions(argv[1:])
+    if argv and argv[0] == "wrappers":
+        from evals.wrappers import main as wrappers
+
+        return wrappers(argv[1:])
     if argv and argv[0] == "run":
         argv = argv[1:]
     from evals.run import main as run

@@ -655,3 +655,29 @@ def test_an_entry_about_a_2024_release_needs_the_paste_to_show_that_release(assi
     assert not (unshown.outcome == "fix" and unshown.hits[0].unit_id == "flashinfer-0.0.3-sampling-nan")
     shown = assistant.retrieve(["sglang 0.1.14", "flashinfer 0.0.3", error])
     assert shown.outcome == "fix" and shown.hits[0].unit_id == "flashinfer-0.0.3-sampling-nan"
+
+
+@pytest.mark.parametrize("prefix", ["Sep 02 15:32:20 gpu-node-7 python3[912967]: ", "sglang-1  | ",
+                                    "2025-09-02T15:32:20.123456789Z ", "[rank0]: "])
+@pytest.mark.parametrize("error", ["RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+                                   "RuntimeError: The size of tensor a (4) must match the size of tensor b (8) "
+                                   "at non-singleton dimension 0"])
+def test_a_log_from_journald_compose_kubectl_or_torchrun_gets_the_plain_logs_answer(assistant, prefix, error):
+    from assistant.trace import analyze_lines
+
+    log = ["[2025-09-02 15:32:20 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+           '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/scheduler.py", line 2414, '
+           'in run_scheduler_process',
+           '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_executor/model_runner.py", line 300, '
+           'in init_memory_pool',
+           "    raise RuntimeError(message)",
+           error]
+
+    def shown(lines):
+        answer = assistant.answer(analyze_lines(lines))
+        return (answer.outcome, answer.matches[0].id if answer.matches else None, answer.primary_error,
+                answer.failing_module, answer.detected.sglang_releases)
+
+    plain = shown(log)
+    assert plain[2] == error and plain[4]   # the releases that have these frames
+    assert shown([prefix + line for line in log]) == plain

@@ -96,6 +96,24 @@ def test_run_reports_outcomes_confusion_coverage_and_plot(case_sets, with_index,
     assert "split real/heldout" in printed and "confusion, all cases" in printed
 
 
+def test_wrappers_reasks_the_log_under_each_collectors_prefix(case_sets, with_index, tmp_path, capsys):
+    from evals.wrappers import COLLECTORS, main as wrappers, wrap
+
+    wrapped = wrap(CUDA_GRAPH_OOM, "[rank0]: ").split("\n")
+    assert wrapped[0] == CUDA_GRAPH_OOM.split("\n")[0]            # the user's sentence stays as written
+    assert all(line.startswith("[rank0]: ") for line in wrapped[1:5])   # traceback to exception line
+    assert wrap(NPM, "[rank0]: ") == NPM                          # no traceback, nothing stamped: no log block
+
+    out = tmp_path / "wrappers.json"
+    assert wrappers(["--cases", str(case_sets / "real"), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["cases"] == 1 and report["right_fixes_plain"] == 1
+    assert set(report["collectors"]) == set(COLLECTORS)
+    for row in report["collectors"].values():   # the CUDA-graph fix survives every collector
+        assert row["unchanged"] == 1.0 and row["right_fixes"] == 1
+    assert "journald" in capsys.readouterr().out
+
+
 def test_check_floors_fails_below_a_group_floor_and_names_it(case_sets, with_index, tmp_path, capsys):
     floors = tmp_path / "floors.json"
     floors.write_text(json.dumps({

@@ -1,5 +1,7 @@
 """Trace analysis: the error that matters, masking, and what the user is running."""
 
+import pytest
+
 from assistant.text import mask, tokenize
 from assistant.trace import analyze, analyze_lines
 
@@ -186,3 +188,55 @@ def test_a_users_short_remark_is_prose_and_a_programs_short_line_is_not():
     for printed in ("Segmentation fault", "Killed", "error: invalid choice", "Aborted (core dumped)",
                     "ValueError: bad value", "ERROR"):
         assert not looks_like_sentence(printed), printed
+
+
+PLAIN_CRASH = [
+    "[2025-09-02 15:32:20 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+    '  File "/usr/lib/python3/site-packages/sglang/srt/managers/scheduler.py", line 2414, in run_scheduler_process',
+    "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, dp_rank)",
+    '  File "/usr/lib/python3/site-packages/sglang/srt/model_executor/model_runner.py", line 300, in init_memory_pool',
+    '    raise RuntimeError("Not enough memory. Please try to increase --mem-fraction-static.")',
+    "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+]
+
+
+@pytest.mark.parametrize("prefix", [
+    "Sep  2 15:32:20 gpu-node-7 python3.12[912967]: ",              # journalctl -u sglang
+    "2025-09-02T15:32:20+0800 gpu-node-7 python3[912967]: ",         # journalctl -o short-iso
+    "sglang_server_1  | ",                                            # docker-compose v1
+    "sglang-1  | ",                                                   # docker compose v2
+    "2025-09-02T15:32:20.123456789Z ",                                # kubectl logs --timestamps
+    "2025-09-02T15:32:20.123456789+00:00 stderr F ",                  # /var/log/pods/... on a node
+    "[rank3]: ",                                                      # torchrun
+    "(pid=4242) ",                                                    # Ray, unnamed worker
+    "(SGLangEngine pid=4242, ip=10.0.0.7) ",                          # Ray actor
+    "[1,0]<stderr>:",                                                 # mpirun --tag-output
+])
+def test_a_log_collectors_prefix_does_not_hide_the_traceback(prefix):
+    plain = analyze_lines(PLAIN_CRASH)
+    collected = analyze_lines(prefix + line for line in PLAIN_CRASH)
+    assert collected.primary.text == plain.primary.text == \
+        "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+    assert collected.frames == plain.frames == ("run_scheduler_process", "init_memory_pool")
+
+
+def test_a_time_stamp_keeps_the_first_word_of_the_line_behind_it():
+    # `kubectl logs --timestamps` puts the time before every line; "File", "Traceback" and the
+    # program's own level name are the program's words
+    analysis = analyze_lines(["2025-09-02T15:32:20Z Traceback (most recent call last):",
+                              '2025-09-02T15:32:20Z   File "/x/sglang/srt/server_args.py", line 9, in check',
+                              "2025-09-02T15:32:20Z ValueError: bad value",
+                              "2025-09-02T15:32:21Z ERROR: the server exited"])
+    assert analysis.frames == ("check",)
+    assert analysis.primary.text == "ValueError: bad value"
+    assert "ERROR: the server exited" in [e.text for e in analysis.errors]
+
+
+def test_a_bare_exception_ends_the_traceback_as_its_error():
+    # `raise Exception("...")` prints "Exception: ..." with no subclass name before it
+    analysis = analyze_lines(["Traceback (most recent call last):",
+                              '  File "/x/sglang/srt/model_loader/loader.py", line 9, in load_model',
+                              "Exception: Some weights are not initialized from checkpoints",
+                              "[2025-09-02 15:32:21] Received sigquit from a child process. It usually means the child failed."])
+    assert analysis.primary.text == "Exception: Some weights are not initialized from checkpoints"
+    assert analysis.primary.kind == "exception"

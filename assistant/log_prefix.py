@@ -1,0 +1,48 @@
+"""The prefixes a log line carries in front of the program's own message.
+
+Two layers stack up. Whatever collected the log adds the outer one: journald (`Sep 02 15:32:20
+host python3[912967]: `), `docker compose logs` (`sglang-1  | `), Kubernetes' node log files
+(`<RFC 3339 time> stderr F `) and `kubectl logs --timestamps` / `docker logs -t` (`<RFC 3339
+time> `), torchrun (`[rank0]: `), Ray (`(Actor pid=123, ip=10.0.0.1) `), Open MPI's
+`--tag-output` (`[1,0]<stderr>:`). The logger adds the inner one: SGLang's
+`[2025-10-15 10:47:27 TP0] `, a time stamp with a level, loguru's `| ERROR | stderr |` columns,
+glog's `I1015 10:47:27.123 4321 `.
+
+A paste is read as a traceback only once both are gone: `File "..."` frames, the exception line
+and a message's first word sit behind them, and a frame that starts `[rank0]:   File` is no frame.
+PREFIX_RE matches the run of prefixes at the start of a line (possibly nothing), in any order. Every pattern
+treats all digits alike: the trace reader runs it on the line's shape, its digits all made 5.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+_RFC3339 = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)"
+# a level word right after a time stamp; any other word there is the message's own first word
+# ("Traceback", "File", "raise"), which the reader needs
+_LEVEL_NAME = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)"
+_LEVEL = rf"{_LEVEL_NAME}\b:?\s+"
+
+COLLECTOR_PREFIX = (
+    rf"{_MONTH} [ \d]\d \d\d:\d\d:\d\d \S+ [^\s\[\]:]+(?:\[\d+\])?:\s"  # journald / syslog
+    rf"|{_RFC3339} \S+ [^\s\[\]:]+\[\d+\]:\s"                          # journalctl -o short-iso
+    rf"|{_RFC3339} (?:stdout|stderr) [FP] "                             # Kubernetes node log file
+    rf"|{_RFC3339}\s"                                                   # kubectl logs --timestamps
+    rf"|(?!{_LEVEL_NAME}\b)[A-Za-z][\w.\-]*\s+\|\s"                         # docker compose: sglang-1  |
+    r"|\[rank\d+\]:\s?"                                                 # torchrun
+    r"|\[\d+,\d+\]<std(?:out|err)>:"                                    # Open MPI --tag-output
+    r"|\((?:[\w.]+ )?pid=\d+[^)]*\)\s*"                                 # Ray actor / worker
+)
+
+LOGGER_PREFIX = (
+    r"(?:\[[^\]]{0,80}\]:?\s*)+"                                        # [2025-10-15 10:47:27 TP0]
+    r"|\d{4}-\d{2}-\d{2}[T ][\d:.,]+\s*(?:\|\s*[\w.:<>-]+\s*)+\|\s"     # 2024-06-02 00:26:10 | ERROR | stderr |
+    rf"|\d{{4}}-\d{{2}}-\d{{2}}[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s+(?:{_LEVEL})?"  # ... 10:45:11+08:00 INFO
+    r"|[IWEF]\d{4} [\d:.]+\s+\d+\s+"                                    # glog
+)
+
+# the layers come in either order ("[2025-...] (TaskRunner pid=42) ..." as well as
+# "(WorkerDict pid=42) [rank0]: ...")
+PREFIX_RE = re.compile(rf"^\s*(?:(?:{COLLECTOR_PREFIX}|{LOGGER_PREFIX})\s*)*")
