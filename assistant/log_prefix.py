@@ -4,14 +4,17 @@ Two layers stack up. Whatever collected the log adds the outer one: journald (`S
 host python3[912967]: `), `docker compose logs` (`sglang-1  | `), Kubernetes' node log files
 (`<RFC 3339 time> stderr F `) and `kubectl logs --timestamps` / `docker logs -t` (`<RFC 3339
 time> `), torchrun (`[rank0]: `), Ray (`(Actor pid=123, ip=10.0.0.1) `), Open MPI's
-`--tag-output` (`[1,0]<stderr>:`). The logger adds the inner one: SGLang's
+`--tag-output` (`[1,0]<stderr>:`), with the terminal colour codes around them (`\\x1b[36m`, or
+`[36m` where a web page dropped the escape character). The logger adds the inner one: SGLang's
 `[2025-10-15 10:47:27 TP0] `, a time stamp with a level, loguru's `| ERROR | stderr |` columns,
-glog's `I1015 10:47:27.123 4321 `.
+glog's `I1015 10:47:27.123 4321 `, Python logging's `2025-10-15 10:47:27,123 - sglang - INFO - `; and
+Python's `| ` margin around the tracebacks of an exception group.
 
 A paste is read as a traceback only once both are gone: `File "..."` frames, the exception line
 and a message's first word sit behind them, and a frame that starts `[rank0]:   File` is no frame.
-PREFIX_RE matches the run of prefixes at the start of a line (possibly nothing), in any order. Every pattern
-treats all digits alike: the trace reader runs it on the line's shape, its digits all made 5.
+PREFIX_RE matches the run of prefixes at the start of a line (possibly nothing), in any order.
+Every pattern treats all digits alike: the trace reader runs it on the line's shape, its digits
+all made 5.
 """
 
 from __future__ import annotations
@@ -33,14 +36,21 @@ COLLECTOR_PREFIX = (
     rf"|(?!{_LEVEL_NAME}\b)[A-Za-z][\w.\-]*\s+\|\s"                         # docker compose: sglang-1  |
     r"|\[rank\d+\]:\s?"                                                 # torchrun
     r"|\[\d+,\d+\]<std(?:out|err)>:"                                    # Open MPI --tag-output
-    r"|\((?:[\w.]+ )?pid=\d+[^)]*\)\s*"                                 # Ray actor / worker
+    rf"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) {_MONTH} [ \d]\d \d\d:\d\d:\d\d \d{{4}}(?=\[)"  # ... --timestamp-output
+    r"|\((?:[\w.]+(?:\([^()]*\))?,? (?:\w+=[^,()]*, )*)?pid=\d+[^)]*\)\s*"    # Ray: (WorkerDict(rank=3) pid=42, ip=..)
+    r"|\x1b?\[[\d;]{0,12}m"   # the colour Ray puts around its prefix; `[36m` once a paste lost the ESC
 )
 
 LOGGER_PREFIX = (
-    r"(?:\[[^\]]{0,80}\]:?\s*)+"                                        # [2025-10-15 10:47:27 TP0]
+    # Python's logging.basicConfig format "%(asctime)s - %(name)s - %(levelname)s - "; a DEBUG line
+    # keeps it, for the reader sets DEBUG lines aside by their level
+    r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - [\w.<>]+ - (?:INFO|WARNING|ERROR|CRITICAL) - "
+    r"|(?:\[[^\]]{0,80}\]:?\s*)+"                                       # [2025-10-15 10:47:27 TP0]
     r"|\d{4}-\d{2}-\d{2}[T ][\d:.,]+\s*(?:\|\s*[\w.:<>-]+\s*)+\|\s"     # 2024-06-02 00:26:10 | ERROR | stderr |
     rf"|\d{{4}}-\d{{2}}-\d{{2}}[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s+(?:{_LEVEL})?"  # ... 10:45:11+08:00 INFO
     r"|[IWEF]\d{4} [\d:.]+\s+\d+\s+"                                    # glog
+    # the margin Python 3.11+ draws around an exception group's tracebacks (starlette, anyio)
+    r"|\|\s|\+[-+]*\s"
 )
 
 # the layers come in either order ("[2025-...] (TaskRunner pid=42) ..." as well as

@@ -62,7 +62,11 @@ WARNING_RE = re.compile(r"\bWARN(?:ING)?\b|\bwarn\b|UserWarning")
 NATIVE_FRAME_RE = re.compile(r"\.so(?:\.\d+)*\b[^\s]*\(|^\s*#\d+\s+0x[0-9a-f]+|\bin \w+ \(\) from /|\[0x[0-9a-f]+\]")
 MAX_SGLANG_FRAMES = 64
 BARE_ASSERTION_RE = re.compile(r"^(?:\w+\.)*AssertionError:?\s*$")
-FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+, in (\S+)')
+# a traceback's frame; faulthandler (a segfault or bus error dump) writes it without the comma
+FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+,? in (\S+)')
+# faulthandler's header of one thread's stack, innermost frame first; "Current thread" is the one
+# that received the signal
+THREAD_STACK_RE = re.compile(r"^(Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):")
 INFO_HINT_RE = re.compile(
     r"Waiting for \d+ workers|Init torch distributed begin|Load weight begin|KV Cache is allocated|"
     r"Capture cuda graph begin|Entering DeepGEMM|Prefill batch|Decode batch|server is fired up|"
@@ -190,6 +194,9 @@ class _State:
     prefix_ends: dict[str, int] = field(default_factory=dict)      # line shape -> prefix length
     quiet: dict[str, tuple[int, str, str]] = field(default_factory=dict)  # see _quiet_vote
     keep_debug: bool = False
+    # in a faulthandler dump: where the current thread's frames go (they come innermost first), or
+    # -1 in another thread's stack (not the failing code)
+    thread_stack_at: int | None = None
     skipped_debug: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
 
 
@@ -280,6 +287,11 @@ def _feed(raw: str, st: _State) -> None:
     if len(st.templates) < MAX_TEMPLATES:
         _remember(st, masked, text)
     frame = FRAME_RE.match(text)
+    if not frame:
+        thread = THREAD_STACK_RE.match(text)
+        st.thread_stack_at = None if not thread else len(st.frames) if thread.group(1) == "Current thread" else -1
+        if thread:
+            return
     if text.startswith(("Traceback (most recent call last)", "During handling of the above",
                         "The above exception was the direct cause")) or text.endswith("Traceback (most recent call last):"):
         st.in_traceback = True
@@ -290,7 +302,11 @@ def _feed(raw: str, st: _State) -> None:
         st.last_assert = None
         if "sglang" in frame.group(1) and len(st.sglang_frames) < MAX_SGLANG_FRAMES:
             st.sglang_frames[(frame.group(1), frame.group(2))] = None
-        if not st.frames_done:
+        if st.thread_stack_at is not None:
+            if st.thread_stack_at >= 0 and not st.frames_done:   # outermost first, as a traceback
+                st.frames.insert(st.thread_stack_at, frame.group(2))
+                st.frame_files.insert(st.thread_stack_at, frame.group(1))
+        elif not st.frames_done:
             st.frames.append(frame.group(2))
             st.frame_files.append(frame.group(1))
         return

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
 
 from assistant.config import Settings
 from assistant.pipeline import lines_from_text
-from assistant.log_prefix import PREFIX_RE
-from assistant.trace import EXCEPTION_RE, FRAME_RE, analyze_lines
+from assistant.trace import analyze_lines
 from evals.cases import DEFAULT_CASE_SETS, Case, load_cases
 from evals.run import build_assistant
 
@@ -33,17 +33,23 @@ COLLECTORS = {
     "Kubernetes node log": "2025-09-02T15:32:20.123456789Z stderr F ",
     "torchrun": "[rank0]: ",
     "Ray worker": "(RolloutWorker pid=12345, ip=10.0.0.7) ",
+    "Ray worker, in colour": "\x1b[36m(RolloutWorker pid=12345, ip=10.0.0.7)\x1b[0m ",
     "Open MPI": "[1,0]<stderr>:",
 }
 
 
+# what marks a line as program output, decided here and not by the reader under test, so that
+# every version of the reader is asked about the same lines
+_STAMPED_RE = re.compile(r"^\s*(?:\[[^\]]*\d[^\]]*\]|\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\([\w.]+ pid=\d+)")
+_TRACEBACK_RE = re.compile(r'^\s*(?:Traceback \(most recent call last\)|File "[^"]+", line \d+|'
+                           r'(?:\w+\.)*(?:[A-Z]\w*)?(?:Error|Exception)\b)')
+
+
 def _program_output(line: str) -> bool:
-    """A line no person types: stamped by a logger (a prefix with a digit: a time, a rank, a TP
-    number; not an issue title's `[Bug]`), a traceback's header or frame, an exception."""
-    stripped = line.strip()
-    prefix = PREFIX_RE.match(line).group(0)
-    return (any(ch.isdigit() for ch in prefix) or stripped.startswith("Traceback (most recent call last)")
-            or bool(FRAME_RE.match(stripped) or EXCEPTION_RE.match(stripped)))
+    """A line no person types: stamped by a logger (a bracket with a digit: a time, a rank, a TP
+    number, not an issue title's `[Bug]`; a date; a Ray worker), a traceback's header or frame,
+    an exception."""
+    return bool(_STAMPED_RE.match(line) or _TRACEBACK_RE.match(line))
 
 
 def wrap(query: str, prefix: str) -> str:

@@ -210,7 +210,15 @@ PLAIN_CRASH = [
     "[rank3]: ",                                                      # torchrun
     "(pid=4242) ",                                                    # Ray, unnamed worker
     "(SGLangEngine pid=4242, ip=10.0.0.7) ",                          # Ray actor
+    "\x1b[36m(TaskRunner pid=4242)\x1b[0m ",                         # Ray's colours, written to a file
+    "[36m(TaskRunner pid=4242)[0m ",                                  # ... pasted where the ESC was lost
     "[1,0]<stderr>:",                                                 # mpirun --tag-output
+    "Thu Jan 23 11:55:50 2025[1,0]<stderr>:",                         # ... with --timestamp-output
+    "(WorkerDict(rank=5 pod=job-0048) pid=384, ip=10.1.2.3) ",        # Ray actor with a custom repr
+    "(worker6, rank=6, pid=33713, ip=10.128.0.37) ",                  # Ray job on a cluster launcher
+    "2025-09-02 15:32:20,291 - sglang - INFO - ",                     # Python logging's basicConfig
+    "2025-09-02T15:32:20.29Z 2025-09-02 15:32:20,291 - sglang - ERROR - ",   # ... under kubectl
+    "  | ",                                                           # an exception group's margin
 ])
 def test_a_log_collectors_prefix_does_not_hide_the_traceback(prefix):
     plain = analyze_lines(PLAIN_CRASH)
@@ -240,3 +248,21 @@ def test_a_bare_exception_ends_the_traceback_as_its_error():
                               "[2025-09-02 15:32:21] Received sigquit from a child process. It usually means the child failed."])
     assert analysis.primary.text == "Exception: Some weights are not initialized from checkpoints"
     assert analysis.primary.kind == "exception"
+
+
+def test_a_faulthandler_dump_gives_the_current_threads_frames_outermost_first():
+    # a segfault / bus error dump: innermost frame first, no comma before "in", other threads after
+    analysis = analyze_lines([
+        "Fatal Python error: Bus error",
+        "",
+        "Current thread 0x00007769465bb740 (most recent call first):",
+        '  File "/venv/lib/python3.12/site-packages/sglang/srt/layers/linear.py", line 1254 in weight_loader',
+        '  File "/venv/lib/python3.12/site-packages/sglang/srt/models/qwen3.py", line 318 in load_weights',
+        '  File "/venv/lib/python3.12/site-packages/sglang/srt/model_loader/loader.py", line 377 in load_model',
+        "",
+        "Thread 0x00007768f1ffb640 (most recent call first):",
+        '  File "/usr/lib/python3.12/threading.py", line 359 in wait',
+        '  File "/usr/lib/python3.12/threading.py", line 1012 in run',
+    ])
+    assert analysis.frames == ("load_model", "load_weights", "weight_loader")
+    assert analysis.primary.text == "Fatal Python error: Bus error"
