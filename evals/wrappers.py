@@ -5,8 +5,8 @@ Operators paste what their tooling shows: `journalctl -u sglang`, `docker compos
 puts its own prefix before every line. This re-asks every eval case with each such prefix put
 before each line of its log (from the first line that is plainly program output, a time-stamped
 line, a traceback or an exception, to the last such line; the user's words around it stay as
-written) and counts the cases whose outcome and first entry stay what they were without it, and how many right
-fixes each collector keeps.
+written) and counts the cases whose outcome and first entry stay what they were without it, and
+how many right fixes each collector keeps.
 """
 
 from __future__ import annotations
