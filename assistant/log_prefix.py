@@ -38,7 +38,9 @@ COLLECTOR_PREFIX = (
     r"|\[\d+,\d+\]<std(?:out|err)>:"                                    # Open MPI --tag-output
     rf"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) {_MONTH} [ \d]\d \d\d:\d\d:\d\d \d{{4}}(?=\[)"  # ... --timestamp-output
     r"|\((?:[\w.]+(?:\([^()]*\))?,? (?:\w+=[^,()]*, )*)?pid=\d+[^)]*\)\s*"    # Ray: (WorkerDict(rank=3) pid=42, ip=..)
-    r"|\x1b?\[[\d;]{0,12}m"   # the colour Ray puts around its prefix; `[36m` once a paste lost the ESC
+    # the colour Ray puts around its prefix; `[36m` once a paste lost the ESC (a digit first, or
+    # `[mooncake]` would lose its `[m`)
+    r"|\x1b\[[\d;]{0,12}m|\[\d[\d;]{0,11}m(?![\w-])"
 )
 
 LOGGER_PREFIX = (

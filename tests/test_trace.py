@@ -266,3 +266,12 @@ def test_a_faulthandler_dump_gives_the_current_threads_frames_outermost_first():
     ])
     assert analysis.frames == ("load_model", "load_weights", "weight_loader")
     assert analysis.primary.text == "Fatal Python error: Bus error"
+
+
+@pytest.mark.parametrize("line", ["[mooncake] Traceback (most recent call last):",
+                                  "[main] Traceback (most recent call last):",
+                                  "\x1b[0m\x1b[36m(pid=7)\x1b[0m Traceback (most recent call last):"])
+def test_a_bracketed_tag_or_colour_code_is_cut_whole(line):
+    from assistant.log_prefix import PREFIX_RE
+
+    assert line[PREFIX_RE.match(line).end():] == "Traceback (most recent call last):"
