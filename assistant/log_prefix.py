@@ -4,7 +4,7 @@ Two layers stack up. Whatever collected the log adds the outer one: journald (`S
 host python3[912967]: `), `docker compose logs` (`sglang-1  | `), Kubernetes' node log files
 (`<RFC 3339 time> stderr F `) and `kubectl logs --timestamps` / `docker logs -t` (`<RFC 3339
 time> `), torchrun (`[rank0]: `), Ray (`(Actor pid=123, ip=10.0.0.1) `), Open MPI's
-`--tag-output` (`[1,0]<stderr>:`), with the terminal colour codes around them (`\\x1b[36m`, or
+`--tag-output` (`[1,0]<stderr>:`), Slurm's `srun --label` (`0: `), with the terminal colour codes around them (`\\x1b[36m`, or
 `[36m` where a web page dropped the escape character). The logger adds the inner one: SGLang's
 `[2025-10-15 10:47:27 TP0] `, a time stamp with a level, loguru's `| ERROR | stderr |` columns,
 glog's `I1015 10:47:27.123 4321 `, Python logging's `2025-10-15 10:47:27,123 - sglang - INFO - `; and
@@ -35,6 +35,8 @@ COLLECTOR_PREFIX = (
     rf"|{_RFC3339}\s"                                                   # kubectl logs --timestamps
     rf"|(?!{_LEVEL_NAME}\b)[A-Za-z][\w.\-]*\s+\|\s"                         # docker compose: sglang-1  |
     r"|\[rank\d+\]:\s?"                                                 # torchrun
+    # Slurm `srun --label`: "0: " before program output only, for a user's "1: crash" is a step
+    r"|\d{1,4}: (?=\s*(?:File \"|Traceback \(|\[|\((?:[\w.]+ )?pid=|(?:\w+\.)*[A-Z]\w*(?:Error|Exception)\b))"
     r"|\[\d+,\d+\]<std(?:out|err)>:"                                    # Open MPI --tag-output
     rf"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) {_MONTH} [ \d]\d \d\d:\d\d:\d\d \d{{4}}(?=\[)"  # ... --timestamp-output
     r"|\((?:[\w.]+(?:\([^()]*\))?,? (?:\w+=[^,()]*, )*)?pid=\d+[^)]*\)\s*"    # Ray: (WorkerDict(rank=3) pid=42, ip=..)

@@ -296,8 +296,10 @@ def _feed(raw: str, st: _State) -> None:
                         "The above exception was the direct cause")) or text.endswith("Traceback (most recent call last):"):
         st.in_traceback = True
         return
-    if "ServerArgs(" in text or text.count("=") > 8:
-        return  # a configuration dump, not an error (it says "timeout=" and "log_level=")
+    if ("ServerArgs(" in text or text.count("=") > 8) and not EXCEPTION_RE.match(text):
+        # a configuration dump, not an error (it says "timeout=" and "log_level="); an exception
+        # about ServerArgs ("ServerArgs() got multiple values for keyword argument") is the error
+        return
     if frame:
         st.last_assert = None
         if "sglang" in frame.group(1) and len(st.sglang_frames) < MAX_SGLANG_FRAMES:

@@ -35,6 +35,7 @@ COLLECTORS = {
     "Ray worker": "(RolloutWorker pid=12345, ip=10.0.0.7) ",
     "Ray worker, in colour": "\x1b[36m(RolloutWorker pid=12345, ip=10.0.0.7)\x1b[0m ",
     "Open MPI": "[1,0]<stderr>:",
+    "Slurm srun --label": "0: ",
 }
 
 

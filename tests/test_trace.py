@@ -219,6 +219,7 @@ PLAIN_CRASH = [
     "2025-09-02 15:32:20,291 - sglang - INFO - ",                     # Python logging's basicConfig
     "2025-09-02T15:32:20.29Z 2025-09-02 15:32:20,291 - sglang - ERROR - ",   # ... under kubectl
     "  | ",                                                           # an exception group's margin
+    "0: ",                                                            # srun --label
 ])
 def test_a_log_collectors_prefix_does_not_hide_the_traceback(prefix):
     plain = analyze_lines(PLAIN_CRASH)
@@ -275,3 +276,18 @@ def test_a_bracketed_tag_or_colour_code_is_cut_whole(line):
     from assistant.log_prefix import PREFIX_RE
 
     assert line[PREFIX_RE.match(line).end():] == "Traceback (most recent call last):"
+
+
+@pytest.mark.parametrize("step", ["1: start the server", "3: crash", "404: Not Found"])
+def test_a_users_numbered_step_is_not_a_slurm_label(step):
+    from assistant.log_prefix import PREFIX_RE
+
+    assert PREFIX_RE.match(step).end() == 0
+
+
+def test_an_exception_about_server_args_is_the_error_not_a_configuration_dump():
+    analysis = analyze_lines([
+        "Traceback (most recent call last):",
+        '  File "/venv/lib/python3.10/site-packages/fastchat/serve/sglang_worker.py", line 290, in <module>',
+        "TypeError: sglang.srt.server_args.ServerArgs() got multiple values for keyword argument 'log_level'"])
+    assert analysis.primary.text.startswith("TypeError: sglang.srt.server_args.ServerArgs() got multiple values")
