@@ -10,7 +10,7 @@ import numpy as np
 
 from assistant.index import Index
 from assistant.text import mask, tokenize
-from assistant.trace import PREFIX_RE
+from assistant.log_prefix import PREFIX_RE
 
 
 def signature_text(sig: str) -> str:

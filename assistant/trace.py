@@ -289,9 +289,10 @@ def _feed(raw: str, st: _State) -> None:
     frame = FRAME_RE.match(text)
     if not frame:
         thread = THREAD_STACK_RE.match(text)
-        st.thread_stack_at = None if not thread else len(st.frames) if thread.group(1) == "Current thread" else -1
-        if thread:
+        if thread:   # a faulthandler stack follows; only the current thread's is the failure
+            st.thread_stack_at = len(st.frames) if thread.group(1) == "Current thread" else -1
             return
+        st.thread_stack_at = None
     if text.startswith(("Traceback (most recent call last)", "During handling of the above",
                         "The above exception was the direct cause")) or text.endswith("Traceback (most recent call last):"):
         st.in_traceback = True

@@ -16,13 +16,13 @@ import json
 import re
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from assistant.config import Settings
-from assistant.pipeline import lines_from_text
-from assistant.trace import analyze_lines
 from evals.cases import DEFAULT_CASE_SETS, Case, load_cases
-from evals.run import build_assistant
+from evals.metrics import FIX, CaseResult
+from evals.run import build_assistant, run_case
 
 # one example line prefix per collector, as each prints it; the service and actor names do not say
 # "sglang", which the reader would rightly take as a sign the log is SGLang's
@@ -64,37 +64,38 @@ def wrap(query: str, prefix: str) -> str:
                      for i, line in enumerate(lines))
 
 
-def _answer(assistant, query: str) -> tuple[str, str | None]:
-    answer = assistant.answer(analyze_lines(lines_from_text(query)))
-    return answer.outcome, (answer.matches[0].id if answer.matches else None)
+def _shown(result: CaseResult) -> tuple[str, str | None]:
+    return result.outcome, result.top
 
 
-def _right_fix(case: Case, result: tuple[str, str | None]) -> bool:
-    return bool(case.expected_problem) and result == ("fix", case.expected_problem)
+def _wrong_fix(result: CaseResult) -> bool:
+    return result.outcome == FIX and not result.right_fix
 
 
 def measure(assistant, cases: list[Case]) -> dict:
     cases = [c for c in cases if wrap(c.query, "x") != c.query]   # only those with a log to wrap
-    plain = {c.id: _answer(assistant, c.query) for c in cases}
-    report = {"cases": len(cases), "right_fixes_plain": sum(_right_fix(c, plain[c.id]) for c in cases),
-              "collectors": {}}
+    plain = {c.id: run_case(assistant, c) for c in cases}
+    report = {"cases": len(cases), "right_fixes_plain": sum(r.right_fix for r in plain.values()),
+              "wrong_fixes_plain": sum(_wrong_fix(r) for r in plain.values()), "collectors": {}}
     for name, prefix in COLLECTORS.items():
-        changed, right = [], 0
+        changed, right, wrong = [], 0, 0
         for case in cases:
-            result = _answer(assistant, wrap(case.query, prefix))
-            right += _right_fix(case, result)
-            if result != plain[case.id]:
-                changed.append({"id": case.id, "plain": plain[case.id], "wrapped": result})
+            result = run_case(assistant, replace(case, query=wrap(case.query, prefix)))
+            right += result.right_fix
+            wrong += _wrong_fix(result)
+            if _shown(result) != _shown(plain[case.id]):
+                changed.append({"id": case.id, "plain": _shown(plain[case.id]), "wrapped": _shown(result)})
         report["collectors"][name] = {"unchanged": 1 - len(changed) / max(len(cases), 1),
-                                      "right_fixes": right, "changed": changed}
+                                      "right_fixes": right, "wrong_fixes": wrong, "changed": changed}
     return report
 
 
 def format_report(report: dict) -> str:
-    lines = [f"{report['cases']} cases; right fixes without a collector prefix: {report['right_fixes_plain']}",
-             f"{'collector':24} {'same answer':>11} {'right fixes':>11}"]
+    lines = [f"{report['cases']} cases; without a collector prefix: {report['right_fixes_plain']} right fixes, "
+             f"{report['wrong_fixes_plain']} wrong fixes",
+             f"{'collector':24} {'same answer':>11} {'right fixes':>11} {'wrong fixes':>11}"]
     for name, row in report["collectors"].items():
-        lines.append(f"{name:24} {row['unchanged']:11.3f} {row['right_fixes']:11d}")
+        lines.append(f"{name:24} {row['unchanged']:11.3f} {row['right_fixes']:11d} {row['wrong_fixes']:11d}")
     changes = Counter((c["plain"][0], c["wrapped"][0]) for row in report["collectors"].values() for c in row["changed"])
     if changes:
         lines.append("changed outcomes: " + ", ".join(f"{a} -> {b}: {n}" for (a, b), n in changes.most_common()))
