@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 from assistant.commands import sglang_names
 from assistant.deps import DependencyAdvice
+from assistant.flag_reference import FlagReference
 from assistant.origin import Origin
 from assistant.symbols import SymbolHistory
 from assistant.release_range import dated_environment
@@ -90,6 +91,7 @@ class Answer:
     origin: Origin | None = None     # where the root error is emitted (assistant.provenance)
     dependency: DependencyAdvice | None = None   # the pin for a dependency problem in the paste
     symbol: SymbolHistory | None = None   # releases that have what an import/attribute error names
+    flags: list[FlagReference] = field(default_factory=list)   # what a how-to question is about
 
     def __post_init__(self) -> None:
         if self.abstained and self.outcome == FIX:   # built by code that knows only abstention
@@ -131,6 +133,7 @@ class Answer:
             "origin": origin_json(self.origin),
             "dependency": dependency_json(self.dependency),
             "symbol": symbol_json(self.symbol),
+            "flags": [asdict(f) for f in self.flags],
             "text": self.text,
         }
 
@@ -236,7 +239,7 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3) -> Ans
                       outcome=known.outcome, reasons=known.reasons, question=known.question,
                       failing_components=known.failing_components,
                       failing_module=known.failing_module, confirm_if=known.confirm_if,
-                      named_class=known.named_class)
+                      named_class=known.named_class, flags=known.flags)
 
     top = retrieval.hits[0]
     meta = top.meta

@@ -117,8 +117,10 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     top = hits[0]
     evidence_level = _evidence(hits, tokens, index, idf, analysis)
     confidence, strong = _strength(top, evidence_level)
+    # a traceback is a log even when its exception line is cut off ("  ...")
     question = analysis is not None and is_question(
-        " ".join((analysis.question, *analysis.plain_lines)), any(e.kind in ROOT_KINDS for e in analysis.errors))
+        " ".join((analysis.question, *analysis.plain_lines)),
+        any(e.kind in ROOT_KINDS for e in analysis.errors) or bool(analysis.frame_files))
     reasons: list[str] = []
     diagnosis = False
     if question:

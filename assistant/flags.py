@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -101,6 +101,9 @@ class Release:
     deprecated_env_vars: dict[str, str]  # old name -> replacement ("" if none)
     retired_env_vars: frozenset[str]  # only honoured by a deprecation shim, if at all
     sgl_prefix_alias: bool  # SGL_X is rewritten to SGLANG_X at startup
+    # only the newest release carries these: what a how-to answer quotes (assistant.flag_reference)
+    flag_help: dict[str, str] = field(default_factory=dict)
+    flag_choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, entry: dict) -> Release:
@@ -114,6 +117,8 @@ class Release:
             deprecated_env_vars=dict(entry.get("deprecated_env_vars", {})),
             retired_env_vars=frozenset(entry.get("retired_env_vars", ())),
             sgl_prefix_alias=entry.get("sgl_prefix_alias", False),
+            flag_help=dict(entry.get("flag_help", {})),
+            flag_choices={k: tuple(v) for k, v in entry.get("flag_choices", {}).items()},
         )
 
     def has(self, name: str) -> bool:

@@ -22,13 +22,13 @@ FAILURE_RE = re.compile(
     r"no longer|anymore|stop(?:s|ped)?|unexpected\w*|weird|strange|refus\w*|reject\w*|complain\w*|"
     r"(?:is|are|was|does|do|did|ca)n[o']?t|cannot|not (?:recogni[sz]ed|found|loaded|available)|"
     r"(?:is|are|was|were|comes? back|came back|stays?) (?:empty|blank|null|none|missing)|missing|ends? up in)\b"
-    r"|报错|错误|失败|崩溃|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回",
+    r"|报错|错误|失败|崩|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回|掉到|掉了|下降|降到|涨了|变差|不生效|没生效|不起作用",
     re.I)
 ASKING_RE = re.compile(
     r"^\s*(?:how|what|which|when|where|why|is|are|can|could|should|does|do|will|would|any)\b|"
     r"\b(?:how (?:do|can|to|should|much|many)|what(?:'s| is| are| should)|which (?:flag|option|backend|"
     r"value|version|one)|is (?:it|there) (?:possible|a way)|best (?:way|practice|setting|value)s?|"
-    r"recommend\w*|tun(?:e|ing)|configure|set up|enable|difference between|supported\?)\b|\?\s*$"
+    r"recommend\w*|tun(?:e|ing)|configure|set up|enable|difference between|supported\?)\b|[?？]\s*$"
     r"|如何|怎么|怎样|是否|推荐|哪个|哪些|什么|能否|可以.{0,12}吗|支持.{0,12}吗|多少|区别|配置|开启|设置",
     re.I)
 

@@ -8,7 +8,8 @@ version and flags, similar GitHub reports, and two or three things to collect or
 that component (`assistant.next_steps`). A lead also says what in the user's log would confirm
 it: one of the entry's own error lines that the log does not show yet; a lead on a diagnosis
 entry shows that entry's steps as the next steps (they find the failure, they do not fix it). A
-how-to question gets the related reading, no fix.
+how-to question gets the related reading and the flags it is about with SGLang's own help text
+(`assistant.flag_reference`), no fix.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from assistant.components import components_in, specific
 from assistant.decision import LEAD, UNKNOWN
 from assistant.decision import failing_components as components_of
+from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
 from assistant.next_steps import GENERIC, for_version, steps_for
 from assistant.retrieve import Hit, Retrieval
@@ -38,6 +40,7 @@ class NotConfirmed:
     failing_module: str | None
     confirm_if: list[str] = field(default_factory=list)
     named_class: tuple[str, str] | None = None   # (class, module) the paste names, with no traceback
+    flags: list[FlagReference] = field(default_factory=list)   # a question's flags, with their help
 
 # components that are not specific but still say where to look (cuda-graph: bisect the capture)
 GENERAL_WITH_STEPS = ("cuda-graph", "cuda")
@@ -175,6 +178,8 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConf
     known = dict(reasons=list(decision.reasons), question=decision.question,
                  failing_components=list(decision.failing_components), failing_module=module,
                  named_class=named)
+    if decision.question:
+        known["flags"] = flags_for_question(analysis.question, registry, version)
     if outcome == LEAD and decision.question:
         top = matches[0]
         diagnosis = ("This reads as a how-to or configuration question, not an error report, so no "
@@ -207,7 +212,9 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConf
     if decision.question:
         diagnosis = ("This reads as a how-to or configuration question, not an error report. The "
                      "knowledge base holds fixes for errors and none of its entries is about this; "
-                     "SGLang's documentation (server arguments, features) is the place for it.")
+                     + ("the flags below are what SGLang's own help says about it, and its documentation "
+                        "(server arguments, features) has the rest." if known["flags"] else
+                        "SGLang's documentation (server arguments, features) is the place for it."))
         steps = ["If you hit an error while doing this, paste the full error and your launch command.",
                  "The flags of your release: `python3 -m sglang.launch_server --help`."]
         return NotConfirmed(outcome, diagnosis, steps, **known)

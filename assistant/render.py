@@ -82,9 +82,18 @@ def _not_confirmed_lines(answer: Answer, detected: str, c) -> list[str]:
     if answer.explanation:
         out += ["", c(_BOLD, "The model's reading of the error (not from the knowledge base):"),
                 f"  {answer.explanation}"]
+    if answer.flags:
+        out += ["", c(_BOLD, flags_heading(answer) + ":")]
+        out += [f"  - {f.line(answer.detected.sglang_version)}" for f in answer.flags]
     if answer.next_steps:
         out += ["", c(_BOLD, "Collect or try next:")] + [f"  - {s}" for s in answer.next_steps]
     return out
+
+
+def flags_heading(answer: Answer) -> str:
+    """The heading over a question's flags: whose help text it is, and how to see the user's own."""
+    return (f"Flags your question is about (help text of SGLang {answer.flags[0].help_release}; "
+            "`python3 -m sglang.launch_server --help` shows your release's)")
 
 
 def render_text(answer: Answer, color: bool = False) -> str:

@@ -1,6 +1,7 @@
 """`python -m evals run ...` (the eval harness), `python -m evals bench` (speed benchmarks) and
 `python -m evals resolutions` (issue-thread resolutions against labelled threads) and
-`python -m evals wrappers` (the same answer under a log collector's line prefixes)."""
+`python -m evals wrappers` (the same answer under a log collector's line prefixes) and
+`python -m evals flags` (the flags a how-to question is answered with)."""
 
 import sys
 
@@ -19,6 +20,10 @@ def main() -> int:
         from evals.wrappers import main as wrappers
 
         return wrappers(argv[1:])
+    if argv and argv[0] == "flags":
+        from evals.flag_questions import main as flags
+
+        return flags(argv[1:])
     if argv and argv[0] == "run":
         argv = argv[1:]
     from evals.run import main as run

@@ -3,7 +3,8 @@ calls reachable from ``ServerArgs.add_cli_args`` in ``sglang/srt/server_args.py`
 releases that build the CLI from annotated fields (``add_cli_args_from_dataclass``), every
 ``A[T, "help"]`` / ``A[T, Arg(...)]`` field of ServerArgs and of the namespace classes it collects
 (``cli_name``, ``aliases`` and ``no_cli`` honoured, ``BooleanOptionalAction`` adds ``--no-X``);
-which of them are deprecated, and what their help text says to use instead."""
+which of them are deprecated, what their help text says to use instead, and each flag's help text
+and literal choices (what a how-to answer quotes)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ class FlagScan:
     deprecated: set[str] = field(default_factory=set)
     replacements: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # keyed by the option's first long name; aliases share it
+    help: dict[str, str] = field(default_factory=dict)
+    choices: dict[str, list[str]] = field(default_factory=dict)
 
 
 def is_deprecation_help(help_text: str) -> bool:
@@ -56,10 +60,15 @@ def suggested_replacement(help_text: str) -> str | None:
 
 
 def record_option(
-    scan: FlagScan, names: list[str], action: ast.AST | None, help_text: str, new_flag: str | None
+    scan: FlagScan, names: list[str], action: ast.AST | None, help_text: str, new_flag: str | None,
+    choices: list[str] | None = None,
 ) -> None:
     long_names = [n for n in names if n.startswith("--")]
     scan.flags.update(names)
+    if long_names and help_text.strip() and long_names[0] not in scan.help:
+        scan.help[long_names[0]] = " ".join(help_text.split())
+    if long_names and choices:
+        scan.choices.setdefault(long_names[0], choices)
     action_name = dotted_name(action) if action is not None else ""
     if action_name.endswith("BooleanOptionalAction"):
         scan.flags.update("--no-" + n[2:] for n in long_names)
@@ -71,7 +80,15 @@ def record_option(
                 scan.replacements[name] = replacement
 
 
-def record_add_argument(scan: FlagScan, call: ast.Call) -> None:
+def literal_choices(node: ast.AST | None, resolve=None) -> list[str]:
+    """The choices of an option when the source spells them out, directly or as a list bound to
+    a name (``resolve`` looks the name up); [] when they are computed (``list(REGISTRY)``)."""
+    if isinstance(node, ast.Name) and resolve is not None:
+        node = resolve(node.id)
+    return string_list(node)
+
+
+def record_add_argument(scan: FlagScan, call: ast.Call, resolve=None) -> None:
     names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
     if len(names) != len(call.args):
         scan.warnings.append(f"add_argument with a non-literal option name at line {call.lineno}")
@@ -85,6 +102,7 @@ def record_add_argument(scan: FlagScan, call: ast.Call) -> None:
         keyword(call, "action"),
         flatten_text(keyword(call, "help")),
         flatten_text(new_flag) or None,
+        literal_choices(keyword(call, "choices"), resolve),
     )
 
 
@@ -105,7 +123,7 @@ def annotated_parts(annotation: ast.AST) -> list[ast.AST] | None:
     return None
 
 
-def record_annotated_field(scan: FlagScan, name: str, annotation: ast.AST) -> None:
+def record_annotated_field(scan: FlagScan, name: str, annotation: ast.AST, resolve=None) -> None:
     parts = annotated_parts(annotation)
     if parts is None:
         return  # add_cli_args_from_dataclass skips fields without CLI metadata
@@ -136,6 +154,7 @@ def record_annotated_field(scan: FlagScan, name: str, annotation: ast.AST) -> No
             keyword(arg_call, "action"),
             flatten_text(keyword(arg_call, "help")),
             new_flag,
+            literal_choices(keyword(arg_call, "choices"), resolve),
         )
     else:
         record_option(scan, ["--" + name.replace("_", "-")], None, help_text or "", None)
@@ -182,17 +201,26 @@ class FlagExtractor:
             self.modules[dotted] = ModuleIndex(tree) if tree else None
         return self.modules[dotted]
 
-    def resolve_class(
-        self, name: str, index: ModuleIndex
-    ) -> tuple[ast.ClassDef, ModuleIndex] | None:
-        if name in index.classes:
-            return index.classes[name], index
+    def lookup(self, name: str, index: ModuleIndex, table: str) -> tuple[ast.AST, ModuleIndex] | None:
+        """A module-level name in one of the module's tables (``classes``, ``assignments``), or in
+        the module it is imported from, with the module that defines it."""
+        found = getattr(index, table).get(name)
+        if found is not None:
+            return found, index
         if name in index.imports:
             module_name, original = index.imports[name]
             other = self.module(module_name)
             if other is not None and other is not index:
-                return self.resolve_class(original, other)
+                return self.lookup(original, other, table)
         return None
+
+    def resolve_class(self, name: str, index: ModuleIndex) -> tuple[ast.ClassDef, ModuleIndex] | None:
+        return self.lookup(name, index, "classes")
+
+    def bound_value(self, name: str, index: ModuleIndex) -> ast.AST | None:
+        """What a module-level name is bound to, in its module or the one it is imported from."""
+        found = self.lookup(name, index, "assignments")
+        return found[0] if found else None
 
     def run(self) -> None:
         index = self.module("sglang.srt.server_args")
@@ -224,7 +252,7 @@ class FlagExtractor:
                 continue
             name = call_name(node)
             if name == "add_argument":
-                record_add_argument(self.scan, node)
+                record_add_argument(self.scan, node, lambda name: self.bound_value(name, index))
             elif name == "add_cli_args_from_dataclass" and len(node.args) >= 2:
                 target = node.args[1]
                 if isinstance(target, ast.Name):
@@ -280,7 +308,8 @@ class FlagExtractor:
                     self.visit_class(*found)
         for node in cls.body:
             if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                record_annotated_field(self.scan, node.target.id, node.annotation)
+                record_annotated_field(self.scan, node.target.id, node.annotation,
+                                       lambda name: self.bound_value(name, index))
 
 
 def uses_default_allow_abbrev(sources: dict[str, str]) -> bool:

@@ -18,7 +18,9 @@ Per release the JSON holds ``flags``, ``deprecated_flags``, ``flag_replacements`
 deprecation help text says to use), ``allow_abbrev``, ``env_vars``, ``legacy_env_vars``,
 ``deprecated_env_vars`` (old name -> replacement or ""), ``retired_env_vars`` (deprecated
 names the release no longer reads itself) and ``sgl_prefix_alias`` (SGL_X is copied to
-SGLANG_X at startup). ``assistant/flags.py`` answers questions from it.
+SGLANG_X at startup); the newest release also has ``flag_help`` and ``flag_choices`` (each
+flag's help text and literal choices, which a how-to answer quotes). ``assistant/flags.py``
+answers questions from it.
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ def scan_wheel(wheel: Path) -> tuple[dict, list[str]]:
         "deprecated_env_vars": dict(sorted(envs.deprecated.items())),
         "retired_env_vars": sorted(retired),
         "sgl_prefix_alias": envs.sgl_prefix_alias,
+        "flag_help": dict(sorted(flags.help.items())),
+        "flag_choices": dict(sorted(flags.choices.items())),
     }
     return entry, flags.warnings + envs.warnings
 
@@ -97,6 +101,10 @@ def build(versions: list[str], cache_dir: Path) -> dict:
             for warning in warnings:
                 log(f"    warning: {warning}")
             entries[version] = entry
+    for version in versions[:-1]:
+        # help texts are quoted from the newest release only: they would triple the file
+        entries[version].pop("flag_help", None)
+        entries[version].pop("flag_choices", None)
     return {
         "format": 1,
         "generated_by": "python -m ingest.sglang_flags",

@@ -99,6 +99,20 @@ def test_questions_are_not_problem_reports():
                            "response_format, the JSON ends up in reasoning_content and content is empty.",
                            has_log_errors=False)
     assert is_question("Is --enable-dp-attention supported with Qwen3-MoE?", has_log_errors=False)
+    # a Chinese question ends in a full-width question mark; a Chinese symptom is a failure
+    assert is_question("想在几张 A100 上同时跑多个副本并自动做负载均衡，一条启动命令能搞定吗？", has_log_errors=False)
+    assert not is_question("一发长 prompt 就必崩，是已知问题吗？", has_log_errors=False)
+    assert not is_question("升级之后缓存命中率直接掉到 0，这个说法靠谱吗？", has_log_errors=False)
+
+
+def test_a_traceback_cut_before_its_exception_is_a_report_not_a_question(assistant):
+    paste = ("Seen with 32k-token prompts on GB300:\n"
+             "[2026-09-03 18:06:13 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+             '  File "/sgl-workspace/sglang/python/sglang/srt/models/deepseek_v2.py", line 1673, in forward\n'
+             "    q, kv = self._forward_prepare(\n"
+             "  ...\n"
+             "Is this the known issue? Should I lower --mem-fraction-static?")
+    assert not assistant.retrieve(paste.splitlines()).decision.question
 
 
 def test_a_segfault_inside_ucx_is_not_answered_with_the_nccl_fix(assistant):

@@ -247,13 +247,16 @@ from dataclasses import dataclass
 from sglang.srt.arg_groups.arg_utils import A, Arg, add_cli_args_from_dataclass
 from sglang.srt.arg_groups.fields import collect_input_fields
 from sglang.srt.arg_groups.fields.parallel import Parallel
+from sglang.srt.arg_groups.choices import ATTENTION_BACKENDS
 
 _INPUT_NAMESPACES = [Parallel]
+LOAD_FORMATS = ["auto", "safetensors"]
 
 
 @dataclass
 class ServerArgs:
     model_path: A[str, Arg(help="Model weights.", aliases=["--model"])]
+    attention_backend: A[str, Arg(help="Attention kernels.", choices=ATTENTION_BACKENDS)] = "fa3"
     host: A[str, "The host."] = "127.0.0.1"
     hidden: A[bool, Arg(no_cli=True)] = False
     plain: int = 0
@@ -276,6 +279,8 @@ class ServerArgs:
 
 def _add_more_args(parser):
     parser.add_argument("--extra", type=str)
+    parser.add_argument("--load-format", choices=LOAD_FORMATS,
+                        help=f"How to read the weights; {len(LOAD_FORMATS)} formats.")
 
 
 def prepare_server_args(argv):
@@ -296,6 +301,13 @@ class Parallel(msgspec.Struct):
     _NS_PATH = "parallel"
     dp_size: A[int, Arg(help="Data parallel size.", aliases=["--data-parallel-size"])] = 1
     tp_rank = Derived(doc="not a CLI input")
+"""
+
+SYNTHETIC_CHOICES = """
+ATTENTION_BACKENDS = [
+    "triton",
+    "fa3",
+]
 """
 
 SYNTHETIC_ENVIRON = """
@@ -334,6 +346,7 @@ def test_extract_from_synthetic_wheel(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr("sglang/srt/server_args.py", SYNTHETIC_SERVER_ARGS)
         archive.writestr("sglang/srt/arg_groups/fields/parallel.py", SYNTHETIC_PARALLEL)
+        archive.writestr("sglang/srt/arg_groups/choices.py", SYNTHETIC_CHOICES)
         archive.writestr("sglang/srt/environ.py", SYNTHETIC_ENVIRON)
         archive.writestr("sglang/srt/user.py", SYNTHETIC_USER)
         archive.writestr("sglang/README.md", "SGLANG_NOT_PYTHON=1")
@@ -343,7 +356,7 @@ def test_extract_from_synthetic_wheel(tmp_path: Path) -> None:
     assert entry["flags"] == sorted([
         "--model-path", "--model", "--host", "--new-name", "--toggle", "--no-toggle", "--old-mode",
         "--tp-size", "--tensor-parallel-size", "--old-flag", "--grpc", "--extra",
-        "--dp-size", "--data-parallel-size", "--help",
+        "--dp-size", "--data-parallel-size", "--help", "--attention-backend", "--load-format",
     ])  # fmt: skip
     assert entry["deprecated_flags"] == ["--old-flag", "--old-mode"]
     assert entry["flag_replacements"] == {
@@ -365,3 +378,25 @@ def test_extract_from_synthetic_wheel(tmp_path: Path) -> None:
     assert entry["deprecated_env_vars"] == {"SGLANG_OLD": "SGLANG_NEW", "SGL_OLD2": "SGLANG_NEW2"}
     assert entry["retired_env_vars"] == ["SGLANG_OLD", "SGL_OLD2"]
     assert entry["sgl_prefix_alias"] is True
+    # help texts under the option's first long name (aliases share it), in one line; the holes an
+    # f-string leaves stay holes; choices spelled out in the call, bound to a module-level name or
+    # imported from another module
+    assert entry["flag_help"]["--model-path"] == "Model weights."
+    assert "--model" not in entry["flag_help"] and "--extra" not in entry["flag_help"]
+    assert entry["flag_help"]["--host"] == "The host."
+    assert entry["flag_help"]["--dp-size"] == "Data parallel size."
+    assert entry["flag_help"]["--load-format"] == "How to read the weights; {} formats."
+    assert entry["flag_choices"] == {"--attention-backend": ["triton", "fa3"],
+                                     "--load-format": ["auto", "safetensors"]}
+
+
+def test_only_the_newest_release_keeps_help_texts(tmp_path: Path) -> None:
+    from ingest.sglang_flags import build
+
+    for version in ("9.8.0", "9.9.0"):
+        with zipfile.ZipFile(tmp_path / f"sglang-{version}-py3-none-any.whl", "w") as archive:
+            archive.writestr("sglang/srt/server_args.py", SYNTHETIC_SERVER_ARGS)
+            archive.writestr("sglang/srt/arg_groups/fields/parallel.py", SYNTHETIC_PARALLEL)
+    registry = build(["9.8.0", "9.9.0"], tmp_path)["versions"]
+    assert "flag_help" not in registry["9.8.0"] and "flag_choices" not in registry["9.8.0"]
+    assert registry["9.9.0"]["flag_help"]["--host"] == "The host."

@@ -23,6 +23,7 @@ from assistant.answer import Answer, Match
 from assistant.control_chars import neutralize
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
 from assistant.redact import redact
+from assistant.render import flags_heading
 
 COMMAND_PREFIX = "    $ "
 ECHO_MAX_LINES = 40        # lines of a paste repeated in the user's chat bubble
@@ -177,6 +178,9 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
                 f"> {' '.join(answer.explanation.split())}"]
     if answer.warnings:
         out += ["", "**Warnings**", ""] + [f"- ⚠ {w}" for w in answer.warnings]
+    if answer.flags:
+        out += ["", f"**{flags_heading(answer)}**", ""]
+        out += [f"- {f.line(answer.detected.sglang_version)}" for f in answer.flags]
     if answer.next_steps:
         out += ["", "**Collect or try next**", ""] + [f"- {s}" for s in answer.next_steps]
     if answer.changes:

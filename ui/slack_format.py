@@ -20,6 +20,7 @@ import urllib.parse
 from assistant.answer import Answer
 from assistant.control_chars import neutralize
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
+from assistant.render import flags_heading
 from assistant.redact import REDACTED, redact, redact_data  # noqa: F401 - the library's one scrubber, re-exported
 
 # Slack's documented limits: 3000 characters in a section's text, 50 blocks in a message, and
@@ -216,6 +217,10 @@ def answer_sections(answer: Answer) -> list[str]:
     detected = detected_line(answer)
     if detected:
         sections.append("*Detected:* " + escape(detected))
+    if answer.flags:
+        version = answer.detected.sglang_version
+        sections.append(f"*{md_to_mrkdwn(flags_heading(answer))}*\n"
+                        + "\n".join("• " + md_to_mrkdwn(f.line(version)) for f in answer.flags))
     if answer.next_steps:
         title = "*Collect or try next*" if answer.abstained else "*Verify*"
         steps = [s.removeprefix("Verify: ") for s in answer.next_steps]

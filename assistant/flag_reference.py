@@ -1,0 +1,211 @@
+"""Flag reference: the launch_server flags a how-to question is about, with SGLang's own help text.
+
+A how-to or configuration question ("how do I enable EAGLE speculative decoding?", "怎么设置
+--mem-fraction-static") gets no error fix, but the answer to most of them is a flag. The newest
+release in the flag registry carries every flag's help text and literal choices, read from its
+wheel (`ingest.sglang_flags`); this module picks the flags a question names or describes and says
+whether the user's own release has them.
+
+Flags named in the question come first. Otherwise each flag is scored by the question's words it
+shares, weighted by how rare the word is among all flags (a word in the flag's name counts twice
+what a word of its help text does); Chinese terms are read through a small glossary of SGLang
+vocabulary. A question whose words are all common ("how do I make it faster") gets no flags
+rather than arbitrary ones.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+from assistant.flags import FLAG_PATTERN, FlagRegistry, describe_versions
+
+MAX_FLAGS = 3         # flags shown when the question describes them
+MAX_NAMED = 6         # flags the question spells out are all shown, up to this many
+HELP_LIMIT = 240      # characters of help text quoted per flag
+CHOICES_LIMIT = 12
+# a described (not named) flag must have in its name a word of the question that at most this share
+# of all flag names have: "speculative" or "lora" qualify, "enable", "max" or "size" do not
+RARE_SHARE = 0.08
+KEEP_RATIO = 0.5      # described flags within this share of the best score are shown
+NAME_WEIGHT = 3.0     # a shared word in the flag's name, against one in its help text
+NAME_COVERAGE = 0.5   # a described flag's name words the question must have
+
+WORD_RE = re.compile(r"[a-z][a-z0-9]+")
+NAMED_FLAG_RE = re.compile(FLAG_PATTERN)
+STOPWORDS = frozenset("""
+a an and are as at be by can could do does for from how i if in into is it its me my of on or
+our should so than that the then this to use used using want was we what when where which while
+who why will with would you your set sets setting enable enabled enabling disable disabled flag model models format
+flags option options argument arguments server sglang launch value values default way best make
+get run running serve served serving start only not no yes also more most there their them they which any some other
+""".split())
+
+# SGLang vocabulary operators write in Chinese, with the English words its flags and help use
+GLOSSARY = {
+    "投机": "speculative", "推测解码": "speculative", "草稿": "draft", "量化": "quantization",
+    "显存": "memory", "内存": "memory", "张量并行": "tensor parallel tp", "流水线并行": "pipeline parallel pp",
+    "数据并行": "data parallel dp", "专家并行": "expert parallel ep moe", "上下文": "context",
+    "长度": "length", "分块": "chunked", "预填充": "prefill", "解码": "decode", "前缀": "prefix radix",
+    "缓存": "cache", "多机": "nodes nnodes dist", "多节点": "nodes nnodes dist", "端口": "port",
+    "日志": "log", "工具调用": "tool call parser", "函数调用": "tool call parser", "思考": "reasoning",
+    "推理解析": "reasoning parser", "结构化输出": "grammar backend", "注意力": "attention",
+    "后端": "backend", "批": "batch", "并发": "running requests", "超时": "timeout",
+    "指标": "metrics", "监控": "metrics", "分离": "disaggregation", "编译": "compile",
+    "种子": "seed", "模型路径": "model path", "多模态": "multimodal", "图片": "image",
+    "视觉": "multimodal vision", "嵌入": "embedding", "权重": "weights load", "卸载": "offload",
+    "分层": "hierarchical hicache", "路由": "router", "密钥": "api key", "采样": "sampling",
+    "聊天模板": "chat template", "模板": "template", "最大": "max", "精度": "dtype",
+    "数据类型": "dtype", "确定性": "deterministic", "看门狗": "watchdog", "健康检查": "health",
+    "令牌": "tokens", "分词": "tokenizer", "适配器": "lora adapter",
+}
+# English words whose flags are spelled otherwise: "two nodes" is `--nnodes` and `--dist-init-addr`
+SYNONYMS = {"node": "nnodes dist init", "multinode": "nnodes dist init"}
+
+
+@dataclass(frozen=True)
+class FlagReference:
+    """One flag a question is about, as the newest release documents it."""
+    name: str
+    help: str
+    choices: tuple[str, ...]
+    help_release: str               # the release the help text is quoted from
+    in_user_release: bool | None    # None when the user's release is not known
+    releases: str                   # the registry releases that have it ("0.4.6 - 0.5.23")
+
+    def line(self, user_version: str | None = None) -> str:
+        """One next-step line: the flag, its help, its choices, where it exists."""
+        text = self.help if len(self.help) <= HELP_LIMIT else self.help[:HELP_LIMIT].rsplit(" ", 1)[0] + " ..."
+        out = f"`{self.name}`: {text}" if text else f"`{self.name}`"
+        if self.choices:
+            shown = ", ".join(self.choices[:CHOICES_LIMIT])
+            out += f" Choices: {shown}{', ...' if len(self.choices) > CHOICES_LIMIT else ''}."
+        if self.in_user_release is False:
+            out += f" Not in SGLang {user_version}: it exists in {self.releases}."
+        return out
+
+
+def _readable(help_text: str) -> str:
+    """The help text without the holes its f-string left (`Options include: {}.`): the values
+    were computed at run time and are not in the source."""
+    text = re.sub(r"[^.]*\{\}[^.]*\.?", "", help_text)
+    return " ".join(text.split())
+
+
+def _stem(word: str) -> str:
+    """A crude suffix cut, the same on both sides: `calling`/`call`, `caching`/`cache`, `nodes`/`node`."""
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: -len(suffix)]
+    return word
+
+
+def _words(text: str) -> set[str]:
+    return {_stem(w) for w in WORD_RE.findall(text.lower()) if w not in STOPWORDS}
+
+
+def question_words(question: str) -> set[str]:
+    """The question's English words, with its Chinese SGLang terms read through the glossary."""
+    english = NAMED_FLAG_RE.sub(" ", question)
+    extra = " ".join(en for zh, en in GLOSSARY.items() if zh in question)
+    words = _words(english) | _words(extra)
+    synonyms = {_stem(word): spelled for word, spelled in SYNONYMS.items()}
+    return words | _words(" ".join(synonyms.get(w, "") for w in words))
+
+
+@dataclass(frozen=True)
+class _FlagIndex:
+    release: str
+    names: dict[str, frozenset[str]]    # flag -> words of its name
+    helps: dict[str, frozenset[str]]    # flag -> words of its help text
+    flags_with: Counter                 # word -> how many flags use it, in the name or help
+    names_with: Counter                 # word -> how many flag names have it
+    share_of_releases: dict[str, float]  # flag -> share of the registry's releases that have it
+
+
+@lru_cache(maxsize=4)
+def _index(registry: FlagRegistry) -> _FlagIndex | None:
+    release = next((v for v in reversed(registry.versions) if registry.releases[v].flag_help), None)
+    if release is None:
+        return None
+    documented = registry.releases[release]
+    names, helps, counts, name_counts = {}, {}, Counter(), Counter()
+    for flag, text in documented.flag_help.items():
+        if flag in documented.deprecated_flags:
+            continue
+        names[flag] = frozenset(_stem(w) for w in flag[2:].split("-") if w and w not in STOPWORDS)
+        helps[flag] = frozenset(_words(text))
+        counts.update(names[flag] | helps[flag])
+        name_counts.update(names[flag])
+    share = {flag: sum(flag in registry.releases[v].flags for v in registry.versions) / len(registry.versions)
+             for flag in names}
+    return _FlagIndex(release, names, helps, counts, name_counts, share)
+
+
+def _reference(flag: str, registry: FlagRegistry, index: _FlagIndex, user_version: str | None) -> FlagReference:
+    documented = registry.releases[index.release]
+    having = [v for v in registry.versions if flag in registry.releases[v].flags]
+    nearest = registry.nearest(user_version) if user_version else None
+    return FlagReference(
+        name=flag, help=_readable(documented.flag_help.get(flag, "")), choices=documented.flag_choices.get(flag, ()),
+        help_release=index.release,
+        in_user_release=(flag in registry.releases[nearest].flags) if nearest else None,
+        releases=describe_versions(having, registry.versions) if having else "no release")
+
+
+def _named(question: str, registry: FlagRegistry) -> list[str]:
+    """Flags the question spells out, in order, as their release resolves them (`--tp` ->
+    `--tp-size`); names no release has are left to the flag warnings."""
+    out = []
+    for raw in NAMED_FLAG_RE.findall(question):
+        status = registry.check(raw.replace("_", "-"))
+        name = status.canonical or raw
+        if status.exists and name not in out:
+            out.append(name)
+    return out
+
+
+def _described(words: set[str], registry: FlagRegistry, index: _FlagIndex) -> list[str]:
+    total = max(1, len(index.names))
+    rare = {w for w in words if 0 < index.names_with[w] <= RARE_SHARE * total}
+    if not rare:
+        return []
+    idf = {w: math.log(total / index.flags_with[w]) for w in words if index.flags_with[w]}
+    scores = {}
+    for flag, name_words in index.names.items():
+        in_name = name_words & words
+        if not in_name & rare or len(in_name) < NAME_COVERAGE * len(name_words):
+            # a rare word only in the help text is an aside, not what the flag is for; one word
+            # of a long name (`role` of --decoupled-spec-role) is a coincidence
+            continue
+        shared = words & (name_words | index.helps[flag])
+        score = sum(idf[w] * (NAME_WEIGHT if w in name_words else 1.0) for w in shared)
+        # a flag most releases have is what a how-to question is usually about; one added in the
+        # last few releases tunes a corner of it
+        scores[flag] = score * (0.5 + index.share_of_releases[flag])
+    if not scores:
+        return []
+    best = max(scores.values())
+    ranked = sorted(scores, key=lambda f: (-scores[f], len(f), f))
+    return [f for f in ranked if scores[f] >= KEEP_RATIO * best]
+
+
+def flags_for_question(question: str, registry: FlagRegistry | None, user_version: str | None = None,
+                       limit: int = MAX_FLAGS) -> list[FlagReference]:
+    """The flags `question` spells out (all of them, up to MAX_NAMED), then the ones it describes,
+    best first, up to `limit` in all."""
+    if registry is None or not question.strip():
+        return []
+    index = _index(registry)
+    if index is None:
+        return []    # a registry built before help texts were recorded
+    chosen = _named(question, registry)[:MAX_NAMED]
+    for flag in _described(question_words(question), registry, index):
+        if len(chosen) >= limit:
+            break
+        if flag not in chosen:
+            chosen.append(flag)
+    return [_reference(f, registry, index, user_version) for f in chosen]
