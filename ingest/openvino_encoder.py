@@ -135,24 +135,35 @@ class OpenVinoIngestEncoder:
 
     def encode(self, texts: list[str], batch_size: int = BATCH) -> np.ndarray:
         """Vectors in the order of `texts`; sorted by length first so a batch is padded to about
-        its own length, with one batch per stream in flight while the next is tokenized."""
-        import openvino as ov
+        its own length, with one batch per stream in flight while the next is tokenized.
 
+        Each stream's request is waited for and read here, on this thread: no Python callback
+        runs on OpenVINO's threads, which aborted the process now and then while a finished
+        encoder was torn down (a native abort, no Python frame, seen mid-suite on a VNNI CPU)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        queue = ov.AsyncInferQueue(self.model, self.streams)
+        requests = [self.model.create_infer_request() for _ in range(self.streams)]
+        in_flight: list[list[int] | None] = [None] * self.streams
 
-        def finished(request, rows) -> None:
-            hidden = request.get_output_tensor(0).data
+        def collect(slot: int) -> None:
+            request = requests[slot]
+            request.wait()
             mask = request.get_tensor("attention_mask").data
-            out[rows] = pool(hidden, mask, self.pooling)
+            out[in_flight[slot]] = pool(request.get_output_tensor(0).data, mask, self.pooling)
+            in_flight[slot] = None
 
-        queue.set_callback(finished)
-        for start in range(0, len(order), batch_size):
+        for number, start in enumerate(range(0, len(order), batch_size)):
             rows = order[start: start + batch_size]
-            queue.start_async(encoder_inputs(self.tokenizer, [texts[i] for i in rows]), rows)
-        queue.wait_all()
+            inputs = encoder_inputs(self.tokenizer, [texts[i] for i in rows])  # while the streams run
+            slot = number % self.streams   # the oldest request: batches only grow longer
+            if in_flight[slot] is not None:
+                collect(slot)
+            requests[slot].start_async(inputs)
+            in_flight[slot] = rows
+        for slot in range(self.streams):
+            if in_flight[slot] is not None:
+                collect(slot)
         return out
 
