@@ -6,9 +6,10 @@ release in the flag registry carries every flag's help text and literal choices,
 wheel (`ingest.sglang_flags`); this module picks the flags a question names or describes and says
 whether the user's own release has them.
 
-Flags named in the question come first. Otherwise each flag is scored by the question's words it
-shares, weighted by how rare the word is among all flags (a word in the flag's name counts twice
-what a word of its help text does); Chinese terms are read through a small glossary of SGLang
+Flags named in the question come first. Otherwise a flag is chosen when at least half the words
+of its name are in the question and one of them is rare among flag names, and ranked by how rare
+the shared words are (a word of its name counts three times a word of its help text) and by how
+many releases have the flag; Chinese terms are read through a small glossary of SGLang
 vocabulary. A question whose words are all common ("how do I make it faster") gets no flags
 rather than arbitrary ones.
 """
@@ -39,9 +40,10 @@ NAMED_FLAG_RE = re.compile(FLAG_PATTERN)
 STOPWORDS = frozenset("""
 a an and are as at be by can could do does for from how i if in into is it its me my of on or
 our should so than that the then this to use used using want was we what when where which while
-who why will with would you your set sets setting enable enabled enabling disable disabled flag model models format
+who why will with would you your set sets setting enable enabled enabling disable disabled flag
 flags option options argument arguments server sglang launch value values default way best make
-get run running serve served serving start only not no yes also more most there their them they which any some other
+get run running serve served serving start only not no yes also more most there their them they
+any some other model models format
 """.split())
 
 # SGLang vocabulary operators write in Chinese, with the English words its flags and help use
@@ -74,10 +76,10 @@ class FlagReference:
     choices: tuple[str, ...]
     help_release: str               # the release the help text is quoted from
     in_user_release: bool | None    # None when the user's release is not known
-    releases: str                   # the registry releases that have it ("0.4.6 - 0.5.23")
+    releases: str                   # the registry releases that have it ("0.4.10-0.5.23")
 
     def line(self, user_version: str | None = None) -> str:
-        """One next-step line: the flag, its help, its choices, where it exists."""
+        """The flag, its help, its choices and, when the user's release lacks it, where it exists."""
         text = self.help if len(self.help) <= HELP_LIMIT else self.help[:HELP_LIMIT].rsplit(" ", 1)[0] + " ..."
         out = f"`{self.name}`: {text}" if text else f"`{self.name}`"
         if self.choices:
@@ -168,7 +170,7 @@ def _named(question: str, registry: FlagRegistry) -> list[str]:
     return out
 
 
-def _described(words: set[str], registry: FlagRegistry, index: _FlagIndex) -> list[str]:
+def _described(words: set[str], index: _FlagIndex) -> list[str]:
     total = max(1, len(index.names))
     rare = {w for w in words if 0 < index.names_with[w] <= RARE_SHARE * total}
     if not rare:
@@ -203,7 +205,7 @@ def flags_for_question(question: str, registry: FlagRegistry | None, user_versio
     if index is None:
         return []    # a registry built before help texts were recorded
     chosen = _named(question, registry)[:MAX_NAMED]
-    for flag in _described(question_words(question), registry, index):
+    for flag in _described(question_words(question), index):
         if len(chosen) >= limit:
             break
         if flag not in chosen:
