@@ -117,10 +117,10 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     top = hits[0]
     evidence_level = _evidence(hits, tokens, index, idf, analysis)
     confidence, strong = _strength(top, evidence_level)
-    # a traceback is a log even when its exception line is cut off ("  ...")
+    # log output (a traceback even when its exception line is cut off) makes it a report
     question = analysis is not None and is_question(
         " ".join((analysis.question, *analysis.plain_lines)),
-        any(e.kind in ROOT_KINDS for e in analysis.errors) or bool(analysis.frame_files))
+        any(e.kind in ROOT_KINDS for e in analysis.errors) or _has_log(analysis))
     reasons: list[str] = []
     diagnosis = False
     if question:

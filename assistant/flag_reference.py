@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from assistant.flags import FLAG_PATTERN, FlagRegistry, describe_versions
+from assistant.flags import NAME_IN_TEXT, FlagRegistry, describe_versions, find_names
 
 MAX_FLAGS = 3         # flags shown when the question describes them
 MAX_NAMED = 6         # flags the question spells out are all shown, up to this many
@@ -36,7 +36,6 @@ NAME_WEIGHT = 3.0     # a shared word in the flag's name, against one in its hel
 NAME_COVERAGE = 0.5   # a described flag's name words the question must have
 
 WORD_RE = re.compile(r"[a-z][a-z0-9]+")
-NAMED_FLAG_RE = re.compile(FLAG_PATTERN)
 STOPWORDS = frozenset("""
 a an and are as at be by can could do does for from how i if in into is it its me my of on or
 our should so than that the then this to use used using want was we what when where which while
@@ -111,7 +110,7 @@ def _words(text: str) -> set[str]:
 
 def question_words(question: str) -> set[str]:
     """The question's English words, with its Chinese SGLang terms read through the glossary."""
-    english = NAMED_FLAG_RE.sub(" ", question)
+    english = NAME_IN_TEXT.sub(" ", question)   # a flag it names is looked up, not read as words
     extra = " ".join(en for zh, en in GLOSSARY.items() if zh in question)
     words = _words(english) | _words(extra)
     synonyms = {_stem(word): spelled for word, spelled in SYNONYMS.items()}
@@ -142,19 +141,17 @@ def _index(registry: FlagRegistry) -> _FlagIndex | None:
         helps[flag] = frozenset(_words(text))
         counts.update(names[flag] | helps[flag])
         name_counts.update(names[flag])
-    share = {flag: sum(flag in registry.releases[v].flags for v in registry.versions) / len(registry.versions)
-             for flag in names}
+    share = {flag: len(registry.check(flag).versions) / len(registry.versions) for flag in names}
     return _FlagIndex(release, names, helps, counts, name_counts, share)
 
 
 def _reference(flag: str, registry: FlagRegistry, index: _FlagIndex, user_version: str | None) -> FlagReference:
     documented = registry.releases[index.release]
-    having = [v for v in registry.versions if flag in registry.releases[v].flags]
-    nearest = registry.nearest(user_version) if user_version else None
+    having = registry.check(flag).versions
     return FlagReference(
         name=flag, help=_readable(documented.flag_help.get(flag, "")), choices=documented.flag_choices.get(flag, ()),
         help_release=index.release,
-        in_user_release=(flag in registry.releases[nearest].flags) if nearest else None,
+        in_user_release=registry.check(flag, user_version).exists if user_version else None,
         releases=describe_versions(having, registry.versions) if having else "no release")
 
 
@@ -162,11 +159,10 @@ def _named(question: str, registry: FlagRegistry) -> list[str]:
     """Flags the question spells out, in order, as their release resolves them (`--tp` ->
     `--tp-size`); names no release has are left to the flag warnings."""
     out = []
-    for raw in NAMED_FLAG_RE.findall(question):
-        status = registry.check(raw.replace("_", "-"))
-        name = status.canonical or raw
-        if status.exists and name not in out:
-            out.append(name)
+    for raw in find_names(question):
+        status = registry.check(raw)
+        if status.kind == "flag" and status.exists and (status.canonical or raw) not in out:
+            out.append(status.canonical or raw)
     return out
 
 

@@ -4,10 +4,11 @@ Two layers stack up. Whatever collected the log adds the outer one: journald (`S
 host python3[912967]: `), `docker compose logs` (`sglang-1  | `), Kubernetes' node log files
 (`<RFC 3339 time> stderr F `) and `kubectl logs --timestamps` / `docker logs -t` (`<RFC 3339
 time> `), torchrun (`[rank0]: `), Ray (`(Actor pid=123, ip=10.0.0.1) `), Open MPI's
-`--tag-output` (`[1,0]<stderr>:`), Slurm's `srun --label` (`0: `), with the terminal colour codes around them (`\\x1b[36m`, or
-`[36m` where a web page dropped the escape character). The logger adds the inner one: SGLang's
-`[2025-10-15 10:47:27 TP0] `, a time stamp with a level, loguru's `| ERROR | stderr |` columns,
-glog's `I1015 10:47:27.123 4321 `, Python logging's `2025-10-15 10:47:27,123 - sglang - INFO - `; and
+`--tag-output` (`[1,0]<stderr>:`), Slurm's `srun --label` (`0: `), with the terminal colour
+codes around them (`\\x1b[36m`, or `[36m` where a web page dropped the escape character). The
+logger adds the inner one: SGLang's `[2025-10-15 10:47:27 TP0] `, a time stamp with a level,
+loguru's `| ERROR | stderr |` columns, glog's `I1015 10:47:27.123 4321 `, Python logging's
+`2025-10-15 10:47:27,123 - sglang - INFO - `; and
 Python's `| ` margin around the tracebacks of an exception group.
 
 A paste is read as a traceback only once both are gone: `File "..."` frames, the exception line
