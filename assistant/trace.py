@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from assistant.commands import SGLANG_MARKER_RE
 from assistant.environment import Environment, EnvironmentReader
 from assistant.generic_lines import SOLUTION_STEP
+from assistant.log_encoding import CARRIED, decoded
 from assistant.log_prefix import PREFIX_RE
+from assistant.terminal_wrap import unwrapped
 from assistant.text import mask
 
 MAX_LINE = 2000          # characters kept of one line
@@ -64,6 +66,13 @@ MAX_SGLANG_FRAMES = 64
 BARE_ASSERTION_RE = re.compile(r"^(?:\w+\.)*AssertionError:?\s*$")
 # a traceback's frame; faulthandler (a segfault or bus error dump) writes it without the comma
 FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+,? in (\S+)')
+# IPython's and Jupyter's frames: `File /x/engine.py:121, in Engine.__init__(self, **kwargs)`
+# (IPython 8), `/x/engine.py in __init__(self, **kwargs)` (IPython 7), and the notebook cell itself
+IPYTHON_FRAME_RE = re.compile(r"^\s*(?:File ([~/\w.\\:-][^\s:]*\.py):\d+, in ([\w.<>]+)\("
+                              r"|([~/][^\s:]*\.py) in ([\w.<>]+)\("
+                              r"|(Cell In\[\d+\]), line \d+$|(<ipython-input-[\w-]+>) in (<module>))")
+# the numbered source lines IPython shows around each frame's line (`----> 121 x = f()`)
+IPYTHON_SOURCE_RE = re.compile(r"^\s*(?:-*>\s*)?\d+ ")
 # faulthandler's header of one thread's stack, innermost frame first; "Current thread" is the one
 # that received the signal
 THREAD_STACK_RE = re.compile(r"^(Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):")
@@ -144,7 +153,25 @@ def _is_banner(line: str) -> bool:
     return all(word.lower() in _LEVEL_WORDS for word in words)
 
 
+def _frame(text: str) -> tuple[str, str] | None:
+    """(file, function) of a traceback's frame line, Python's or IPython's; IPython's qualified
+    `Engine.__init__` is the function name Python prints, `__init__`."""
+    frame = FRAME_RE.match(text)
+    if frame:
+        return frame.group(1), frame.group(2)
+    if "in " not in text and "Cell In[" not in text:
+        return None
+    frame = IPYTHON_FRAME_RE.match(text)
+    if not frame:
+        return None
+    path = next(g for g in (frame.group(1), frame.group(3), frame.group(5), frame.group(6)) if g)
+    function = frame.group(2) or frame.group(4) or frame.group(7) or "<module>"
+    return path, function.rsplit(".", 1)[-1]
+
+
 def _classify(line: str) -> str | None:
+    if CARRIED in line:
+        return None   # the line that carried an escaped log relays it: the log's own lines say what failed
     if CONSEQUENCE_RE.search(line):
         return "consequence"
     if EXCEPTION_RE.match(line):
@@ -286,7 +313,7 @@ def _feed(raw: str, st: _State) -> None:
         return
     if len(st.templates) < MAX_TEMPLATES:
         _remember(st, masked, text)
-    frame = FRAME_RE.match(text)
+    frame = _frame(text)
     if not frame:
         thread = THREAD_STACK_RE.match(text)
         if thread:   # a faulthandler stack follows; only the current thread's is the failure
@@ -294,7 +321,8 @@ def _feed(raw: str, st: _State) -> None:
             return
         st.thread_stack_at = None
     if text.startswith(("Traceback (most recent call last)", "During handling of the above",
-                        "The above exception was the direct cause")) or text.endswith("Traceback (most recent call last):"):
+                        "The above exception was the direct cause")) or \
+            text.endswith(("Traceback (most recent call last):", "Traceback (most recent call last)")):
         st.in_traceback = True
         return
     if ("ServerArgs(" in text or text.count("=") > 8) and not EXCEPTION_RE.match(text):
@@ -303,15 +331,18 @@ def _feed(raw: str, st: _State) -> None:
         return
     if frame:
         st.last_assert = None
-        if "sglang" in frame.group(1) and len(st.sglang_frames) < MAX_SGLANG_FRAMES:
-            st.sglang_frames[(frame.group(1), frame.group(2))] = None
+        path, function = frame
+        if "sglang" in path and len(st.sglang_frames) < MAX_SGLANG_FRAMES:
+            st.sglang_frames[(path, function)] = None
         if st.thread_stack_at is not None:
             if st.thread_stack_at >= 0 and not st.frames_done:   # outermost first, as a traceback
-                st.frames.insert(st.thread_stack_at, frame.group(2))
-                st.frame_files.insert(st.thread_stack_at, frame.group(1))
+                st.frames.insert(st.thread_stack_at, function)
+                st.frame_files.insert(st.thread_stack_at, path)
         elif not st.frames_done:
-            st.frames.append(frame.group(2))
-            st.frame_files.append(frame.group(1))
+            st.frames.append(function)
+            st.frame_files.append(path)
+        return
+    if st.in_traceback and st.frames and IPYTHON_SOURCE_RE.match(text):
         return
     if len(st.native) < 40 and NATIVE_FRAME_RE.search(text):
         st.native.append(text)
@@ -490,6 +521,8 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
     `progress(lines, characters)` is called every PROGRESS_EVERY lines and at the end; the caller
     decides what to show (this module prints nothing)."""
     st = _State()
+    # cut at a terminal's width, JSON records, escaped or flattened: back to the program's lines
+    lines = decoded(unwrapped(lines))
     if progress is None:
         for raw in lines:
             _feed(raw, st)

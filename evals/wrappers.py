@@ -2,11 +2,13 @@
 
 Operators paste what their tooling shows: `journalctl -u sglang`, `docker compose logs`,
 `kubectl logs --timestamps`, a Kubernetes node's log file, a torchrun or Ray job's output. Each
-puts its own prefix before every line. This re-asks every eval case with each such prefix put
-before each line of its log (from the first line that is plainly program output, a time-stamped
-line, a traceback or an exception, to the last such line; the user's words around it stay as
-written) and counts the cases whose outcome and first entry stay what they were without it, and
-how many right fixes each collector keeps.
+puts its own prefix before every line. Others hand over the log encoded: Docker's `json-file`
+log, `journalctl -o json`, an HTTP error body or a Python repr that carries the traceback as one
+escaped string, or a traceback whose line breaks a web form turned into spaces. This re-asks every
+eval case with its log (from the first line that is plainly program output, a time-stamped line,
+a traceback or an exception, to the last such line; the user's words around it stay as written)
+collected each such way, and counts the cases whose outcome and first entry stay what they were,
+and how many right fixes each way keeps.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,6 +40,77 @@ COLLECTORS = {
     "Open MPI": "[1,0]<stderr>:",
     "Slurm srun --label": "0: ",
 }
+_TIME = "2025-09-02T15:32:20.123456789Z"
+
+
+def _json_records(lines: list[str], record) -> list[str]:
+    return [json.dumps(record(line)) for line in lines]
+
+
+def _escaped_body(lines: list[str]) -> list[str]:
+    if len(lines) < 2:
+        return lines
+    return [json.dumps({"object": "error", "message": "\n".join(lines), "type": "InternalServerError",
+                        "param": None, "code": 500})]
+
+
+def _python_repr(lines: list[str]) -> list[str]:   # how the openai client prints a server's error
+    if len(lines) < 2:
+        return lines
+    return ["openai.InternalServerError: Error code: 500 - "
+            + repr({"object": "error", "message": "\n".join(lines), "type": "InternalServerError",
+                    "param": None, "code": 500})]
+
+
+def _cut_at(width: int):
+    """What a terminal `width` columns wide shows of the lines, copied from its screen."""
+    def cut(lines: list[str]) -> list[str]:
+        return [line[i:i + width] for line in lines for i in range(0, max(len(line), 1), width)]
+    return cut
+
+
+_FRAME = re.compile(r'^(\s*)File "([^"]+)", line (\d+), in (\S+)\s*$')
+_EXCEPTION_NAME = re.compile(r"^\s*((?:\w+\.)*[A-Z]\w*(?:Error|Exception))\b")
+
+
+def _ipython(lines: list[str]) -> list[str]:
+    """The block's tracebacks as a Jupyter notebook shows them: the exception's name before the
+    header, `File path:N, in f(...)` frames, the failing source line numbered after an arrow."""
+    names = [m.group(1) for m in map(_EXCEPTION_NAME.match, lines) if m]
+    out, number = [], None
+    for line in lines:
+        frame = _FRAME.match(line)
+        if frame:
+            number = frame.group(3)
+            out += ["", f"File {frame.group(2)}:{number}, in {frame.group(4)}(*args, **kwargs)"]
+        elif number and line.startswith("    ") and line.strip():
+            out.append(f"--> {number} {line.strip()}")
+            number = None
+        elif "Traceback (most recent call last):" in line:
+            head = line.split("Traceback (most recent call last):")[0].rstrip()
+            out += [head] if head else []
+            out += ["-" * 75, f"{names[-1] if names else 'Exception':42}Traceback (most recent call last)"]
+        else:
+            out.append(line)
+            number = None
+    return out
+
+
+# the whole log block re-encoded, as tools that do not print line by line hand it over
+ENCODINGS = {
+    "Jupyter / IPython": lambda lines: _ipython(lines) if any(map(_FRAME.match, lines)) else lines,
+    "terminal, 80 columns": _cut_at(80),
+    "Windows console, 120 columns": _cut_at(120),
+    "Docker json-file": lambda lines: _json_records(
+        lines, lambda line: {"log": line + "\n", "stream": "stderr", "time": _TIME}),
+    "journalctl -o json": lambda lines: _json_records(
+        lines, lambda line: {"__REALTIME_TIMESTAMP": "1756827140123456", "_SYSTEMD_UNIT": "llm.service",
+                             "PRIORITY": "6", "MESSAGE": line}),
+    "error body, escaped": _escaped_body,
+    "Python repr of an error": _python_repr,
+    "line breaks lost": lambda lines: [" ".join(line.strip() for line in lines if line.strip())]
+    if len(lines) > 1 else lines,
+}
 
 
 # what marks a line as program output, decided here and not by the reader under test, so that
@@ -55,13 +129,23 @@ def _program_output(line: str) -> bool:
 
 def wrap(query: str, prefix: str) -> str:
     """The query with `prefix` before each non-blank line of its log block."""
+    return encode(query, lambda block: [prefix + line if line.strip() else line for line in block])
+
+
+def encode(query: str, transform: Callable[[list[str]], list[str]]) -> str:
+    """The query with its log block (first to last line of program output) transformed."""
     lines = query.split("\n")
     marked = [i for i, line in enumerate(lines) if _program_output(line)]
     if not marked:
         return query
     first, last = marked[0], marked[-1]
-    return "\n".join(prefix + line if first <= i <= last and line.strip() else line
-                     for i, line in enumerate(lines))
+    return "\n".join([*lines[:first], *transform(lines[first:last + 1]), *lines[last + 1:]])
+
+
+def _ways() -> dict[str, Callable[[str], str]]:
+    ways = {name: (lambda q, p=prefix: wrap(q, p)) for name, prefix in COLLECTORS.items()}
+    ways.update({name: (lambda q, t=transform: encode(q, t)) for name, transform in ENCODINGS.items()})
+    return ways
 
 
 def _shown(result: CaseResult) -> tuple[str, str | None]:
@@ -77,25 +161,35 @@ def measure(assistant, cases: list[Case]) -> dict:
     plain = {c.id: run_case(assistant, c) for c in cases}
     report = {"cases": len(cases), "right_fixes_plain": sum(r.right_fix for r in plain.values()),
               "wrong_fixes_plain": sum(_wrong_fix(r) for r in plain.values()), "collectors": {}}
-    for name, prefix in COLLECTORS.items():
-        changed, right, wrong = [], 0, 0
+    for name, collect in _ways().items():
+        changed, right, wrong, right_plain, wrong_plain, asked = [], 0, 0, 0, 0, 0
         for case in cases:
-            result = run_case(assistant, replace(case, query=wrap(case.query, prefix)))
+            query = collect(case.query)
+            if query == case.query:
+                continue   # one line has no line breaks to escape or lose
+            asked += 1
+            result = run_case(assistant, replace(case, query=query))
             right += result.right_fix
             wrong += _wrong_fix(result)
+            right_plain += plain[case.id].right_fix
+            wrong_plain += _wrong_fix(plain[case.id])
             if _shown(result) != _shown(plain[case.id]):
                 changed.append({"id": case.id, "plain": _shown(plain[case.id]), "wrapped": _shown(result)})
-        report["collectors"][name] = {"unchanged": 1 - len(changed) / max(len(cases), 1),
-                                      "right_fixes": right, "wrong_fixes": wrong, "changed": changed}
+        report["collectors"][name] = {"cases": asked, "unchanged": 1 - len(changed) / max(asked, 1),
+                                      "right_fixes": right, "wrong_fixes": wrong,
+                                      "right_fixes_plain": right_plain, "wrong_fixes_plain": wrong_plain,
+                                      "changed": changed}
     return report
 
 
 def format_report(report: dict) -> str:
-    lines = [f"{report['cases']} cases; without a collector prefix: {report['right_fixes_plain']} right fixes, "
+    lines = [f"{report['cases']} cases with a log; as pasted: {report['right_fixes_plain']} right fixes, "
              f"{report['wrong_fixes_plain']} wrong fixes",
-             f"{'collector':24} {'same answer':>11} {'right fixes':>11} {'wrong fixes':>11}"]
+             f"{'collected as':30} {'cases':>6} {'same answer':>11} {'right fixes':>16} {'wrong fixes':>16}"]
     for name, row in report["collectors"].items():
-        lines.append(f"{name:24} {row['unchanged']:11.3f} {row['right_fixes']:11d} {row['wrong_fixes']:11d}")
+        lines.append(f"{name:30} {row['cases']:6d} {row['unchanged']:11.3f} "
+                     f"{row['right_fixes']:>7d} of {row['right_fixes_plain']:<5d} "
+                     f"{row['wrong_fixes']:>7d} (was {row['wrong_fixes_plain']})")
     changes = Counter((c["plain"][0], c["wrapped"][0]) for row in report["collectors"].values() for c in row["changed"])
     if changes:
         lines.append("changed outcomes: " + ", ".join(f"{a} -> {b}: {n}" for (a, b), n in changes.most_common()))

@@ -97,7 +97,7 @@ def test_run_reports_outcomes_confusion_coverage_and_plot(case_sets, with_index,
 
 
 def test_wrappers_reasks_the_log_under_each_collectors_prefix(case_sets, with_index, tmp_path, capsys):
-    from evals.wrappers import COLLECTORS, main as wrappers, wrap
+    from evals.wrappers import COLLECTORS, ENCODINGS, main as wrappers, wrap
 
     wrapped = wrap(CUDA_GRAPH_OOM, "[rank0]: ").split("\n")
     assert wrapped[0] == CUDA_GRAPH_OOM.split("\n")[0]            # the user's sentence stays as written
@@ -108,9 +108,9 @@ def test_wrappers_reasks_the_log_under_each_collectors_prefix(case_sets, with_in
     assert wrappers(["--cases", str(case_sets / "real"), "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     assert report["cases"] == 1 and report["right_fixes_plain"] == 1
-    assert set(report["collectors"]) == set(COLLECTORS)
-    for row in report["collectors"].values():   # the CUDA-graph fix survives every collector
-        assert row["unchanged"] == 1.0 and row["right_fixes"] == 1
+    assert set(report["collectors"]) == set(COLLECTORS) | set(ENCODINGS)
+    for row in report["collectors"].values():   # the CUDA-graph fix survives every way of collecting
+        assert row["cases"] == 1 and row["unchanged"] == 1.0 and row["right_fixes"] == 1
     assert "journald" in capsys.readouterr().out
 
 

@@ -1,5 +1,8 @@
 """Trace analysis: the error that matters, masking, and what the user is running."""
 
+import json
+import textwrap
+
 import pytest
 
 from assistant.text import mask, tokenize
@@ -227,6 +230,150 @@ def test_a_log_collectors_prefix_does_not_hide_the_traceback(prefix):
     assert collected.primary.text == plain.primary.text == \
         "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
     assert collected.frames == plain.frames == ("run_scheduler_process", "init_memory_pool")
+
+
+def _docker_records(lines):
+    records = [json.dumps({"log": line + "\n", "stream": "stderr", "time": "2025-09-02T15:32:20.1Z"})
+               for line in lines]
+    # Docker splits a line over 16 KiB over records; only the last piece ends in a newline
+    head, tail = lines[0][:20], lines[0][20:]
+    return [json.dumps({"log": head, "stream": "stderr", "time": "t"}),
+            json.dumps({"log": tail + "\n", "stream": "stderr", "time": "t"}), *records[1:]]
+
+
+def _body(lines):
+    return {"object": "error", "message": "\n".join(lines), "type": "InternalServerError", "param": None,
+            "code": 500}
+
+
+@pytest.mark.parametrize("encode", [
+    _docker_records,                                                             # docker json-file
+    lambda lines: [json.dumps({"__REALTIME_TIMESTAMP": "1756827140123456", "_SYSTEMD_UNIT": "llm.service",
+                               "MESSAGE": line}) for line in lines],             # journalctl -o json
+    lambda lines: ["2025-09-02T15:32:20Z " + json.dumps(
+        {"asctime": "2025-09-02 15:32:20", "levelname": "ERROR", "message": lines[0].split("] ", 1)[1],
+         "exc_info": "\n".join(lines[1:])})],                                    # a JSON logger, under kubectl
+    lambda lines: [json.dumps(_body(lines))],                                    # an error body, escaped
+    lambda lines: ["openai.InternalServerError: Error code: 500 - " + repr(_body(lines))],  # its repr
+    lambda lines: ["Error: " + repr(_body(lines))[:-12]],                        # ... cut short
+    lambda lines: [" ".join(line.strip() for line in lines)],                    # line breaks lost
+], ids=["docker", "journald-json", "json-logger", "escaped-body", "repr", "repr-cut", "flattened"])
+def test_an_encoded_or_flattened_log_is_read_as_its_lines(encode):
+    plain = analyze_lines(PLAIN_CRASH)
+    encoded = analyze_lines(encode(PLAIN_CRASH))
+    assert encoded.primary.text == plain.primary.text == \
+        "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+    assert encoded.frames == plain.frames == ("run_scheduler_process", "init_memory_pool")
+
+
+def test_a_flattened_log_is_cut_at_its_time_stamps_and_a_framed_out_traceback_at_its_exception():
+    flat = ("[2025-07-29 15:06:50 TP0] Scheduler hit an exception: Traceback (most recent call last): ... "
+            "ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
+            "[2025-07-29 15:06:51] Received sigquit from a child process. It usually means the child failed. "
+            "[2025-07-29 15:06:51] Scheduler or DataParallelController 867 terminated with -3")
+    analysis = analyze_lines([flat])
+    assert analysis.primary.text == ("ValueError: The memory capacity is unbalanced. "
+                                     "Some GPUs may be occupied by other processes.")
+    assert [e.kind for e in analysis.errors] == ["exception", "consequence", "consequence"]
+
+
+LONG_CRASH = [
+    "[2025-09-02 15:32:18 TP0] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, "
+    "avail mem=12.31 GB, mem usage=64.20 GB.",
+    "[2025-09-02 15:32:19 TP0] KV Cache is allocated. #tokens: 421388, KV size: 27.59 GB, "
+    "the pool leaves 1.02 GB for activations and graphs",
+    *PLAIN_CRASH,
+]
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_a_log_cut_at_a_terminals_width_is_joined_again(width):
+    cut = [line[i:i + width] for line in LONG_CRASH for i in range(0, len(line), width)]
+    assert max(map(len, cut)) == width and len(cut) > len(LONG_CRASH)
+    plain, joined = analyze_lines(LONG_CRASH), analyze_lines(cut)
+    assert joined.primary.text == plain.primary.text == \
+        "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+    assert joined.frames == plain.frames == ("run_scheduler_process", "init_memory_pool")
+
+
+def test_a_cut_far_into_a_long_log_is_joined_with_the_width_read_at_its_start(monkeypatch):
+    from assistant import terminal_wrap
+
+    monkeypatch.setattr(terminal_wrap, "SAMPLE_LINES", 30)
+    lines = [f"[2025-09-02 15:32:{i % 60:02d} TP0] Decode batch. #running-req: {i}, gen throughput "
+             f"(token/s): 12{i:03d}.00, #queue-req: 0 and some padding to be long" for i in range(40)]
+    # progress bars exactly as wide as the window: each one a line, not the tail of the one before
+    bars = [f"Loading safetensors checkpoint shards: {12 * k:3d}% Completed | {k}/8 [00:0{k}<00:21, 2.7]  "
+            for k in range(1, 4)]
+    assert {len(bar) for bar in bars} == {80}
+    log = bars + [piece for line in lines + PLAIN_CRASH for piece in (line[:80], line[80:]) if piece]
+    read = list(terminal_wrap.unwrapped(log))
+    assert read[:3] == bars and read[-len(PLAIN_CRASH):] == PLAIN_CRASH   # the crash is past the 30th line
+    assert analyze_lines(log).frames == analyze_lines(PLAIN_CRASH).frames
+
+
+def test_lines_of_one_length_that_were_not_cut_stay_apart():
+    from assistant.terminal_wrap import unwrapped
+
+    template = [f"Loading model.layers.25.block_sparse_moe.experts.{e}.w{w}.weight" for e in range(4) for w in (1, 2, 3)]
+    # a paragraph wrapped at words, four of its lines as long as the widest
+    prose = textwrap.wrap(
+        "We run sglang 0.5.4 with Mistral-Small-24B on two L40S cards with --tp 2 and the server dies right at "
+        "startup. The CUDA runtime says that the two devices cannot access each other's memory, and --tp 1 on "
+        "either GPU works fine. We think it is the PCIe topology of the Proxmox host, because the same image "
+        "works on a bare-metal machine with the same cards and the same driver, and someone on a forum said that "
+        "adding --disable-cuda-graph fixes these startup failures on consumer cards, which did not help us at "
+        "all. What else can we try before we move the cards?", 87)
+    assert sum(len(line) == 87 for line in prose) == 4
+    # a traceback's frames as long as each other, each followed by its (indented) source line
+    frames = []
+    for module, function in (("scheduler", "run_scheduler_process"), ("tp_worker", "__init__"),
+                             ("model_runner", "load_model")):
+        head = f'  File "/usr/lib/python3/site-packages/sglang/srt/managers/{module}.py", line 1816, in {function}'
+        frames += [head + "_" * (110 - len(head)), "    self.worker = TpModelWorker(server_args, gpu_id, tp_rank)"]
+    assert sum(len(line) == 110 for line in frames) == 3
+    for lines in (template, prose, frames):
+        assert list(unwrapped(lines)) == lines
+
+
+def test_a_jupyter_traceback_gives_its_frames_and_its_exception():
+    notebook = [
+        "---------------------------------------------------------------------------",
+        "RuntimeError                              Traceback (most recent call last)",
+        "Cell In[3], line 3",
+        "      1 import sglang as sgl",
+        '----> 3 llm = sgl.Engine(model_path="Qwen/Qwen2.5-7B-Instruct")',
+        "",
+        "File /opt/conda/lib/python3.11/site-packages/sglang/srt/entrypoints/engine.py:121, in Engine.__init__(self, **kwargs)",
+        "--> 121 tokenizer_manager, scheduler_info = _launch_subprocesses(server_args=server_args)",
+        "",
+        "File ~/.local/lib/python3.11/site-packages/sglang/srt/entrypoints/engine.py:651, in _launch_subprocesses(server_args)",
+        "    650         proc.kill()",
+        '--> 651 raise RuntimeError("Initialization failed. Please see the error messages above.")',
+        "",
+        "RuntimeError: Initialization failed. Please see the error messages above.",
+    ]
+    analysis = analyze_lines(notebook)
+    assert analysis.frames == ("<module>", "__init__", "_launch_subprocesses")
+    assert ("/opt/conda/lib/python3.11/site-packages/sglang/srt/entrypoints/engine.py", "__init__") in analysis.sglang_frames
+    # the numbered source lines and the header are no errors; the exception is the only one
+    assert [e.text for e in analysis.errors] == ["RuntimeError: Initialization failed. Please see the error messages above."]
+    # IPython 7's frames name the file first
+    old = analyze_lines(["/usr/lib/python3.8/site-packages/sglang/srt/server.py in __init__(self, *args, **kwargs)",
+                         "ValueError: bad"])
+    assert old.frames == ("__init__",)
+
+
+def test_lines_that_only_look_encoded_are_read_as_written():
+    from assistant.log_encoding import decoded
+
+    body = '{"object": "error", "message": "The model `qwen` does not exist.", "code": 404}'
+    windows = r"pip wrote C:\new\nvidia\notes.txt and C:\new\nightly\x.whl"
+    not_a_record = '{"model": "qwen", "messages": [{"role": "user", "content": "hi\\nthere"}]}'
+    for line in (body, windows, not_a_record, "Traceback (most recent call last):"):
+        assert list(decoded([line])) == [line]
+    # an API's error body is no log record: its message is still the error
+    assert analyze_lines([body]).primary.text == "The model `qwen` does not exist."
 
 
 def test_a_time_stamp_keeps_the_first_word_of_the_line_behind_it():

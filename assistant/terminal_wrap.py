@@ -1,0 +1,118 @@
+"""A log copied from a terminal that broke its long lines at the window's width, joined again.
+
+tmux's and screen's copy mode, the classic Windows console and some web terminals hand over what
+the screen showed: a long line (a traceback frame, the exception, a `server_args=` dump) cut into
+pieces of exactly the window's width. An error line cut in two matches no entry's line.
+
+The width shows in the paste itself: many lines exactly W characters long (W at least 60) and
+few lines longer, which a terminal of width W cannot print (the user's own sentences around the
+log can be). A line of exactly W characters is then joined with the next, unless the next starts a
+line of its own: a time stamp or another logger's or collector's prefix, a traceback's header or
+frame, an exception. The width is read from the first lines (bounded, so a log of any size
+streams) and applies to the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from itertools import chain
+
+from assistant.log_encoding import is_program_line
+from assistant.log_prefix import PREFIX_RE
+
+MIN_WIDTH = 60            # narrower windows do not show a log
+MIN_FULL_LINES = 3        # lines exactly as wide as the window, at least
+# lines longer than the window (the user's sentences) may be up to this share of the full ones
+LONGER_SHARE = 0.5
+# and most full lines go on in the next line
+CONTINUED_SHARE = 0.6
+# lines this much shorter than the width are what wrapping at words leaves; the full ones must
+# outnumber them this many times
+RAGGED = 8
+SPIKE = 2
+# share of the cut lines that start as a program's line
+PROGRAM_SHARE = 0.5
+# two lines that start alike for this long are two lines of one template
+TEMPLATE_HEAD = 16
+SAMPLE_LINES = 4000       # lines read to find the width
+SAMPLE_CHARS = 4 << 20
+
+# what starts a line of its own, never the tail of a cut one
+_LINE_START_RE = re.compile(
+    r"^(?:Traceback \(most recent call last\)|\s*File \"[^\"]+\", line \d+"
+    r"|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\b:"
+    r"|During handling of the above|The above exception|\s*$"
+    # an indented line: a traceback's source line, a continued message (a cut lands on two
+    # spaces seldom)
+    r"|\s{2,}\S)")
+
+
+def window_width(lines: list[str]) -> int | None:
+    """The terminal width the lines were cut at, or None when they were not cut."""
+    lengths = Counter(len(line) for line in lines)
+    for width in sorted((w for w, n in lengths.items() if w >= MIN_WIDTH and n >= MIN_FULL_LINES), reverse=True):
+        # a piece of a cut line goes on in the next line; the same line printed twice (by two
+        # ranks) is one line, not two cuts
+        full = {line for line in lines if len(line) == width}
+        longer = sum(n for w, n in lengths.items() if w > width)
+        if longer > LONGER_SHARE * len(full):
+            return None
+        if len(full) < MIN_FULL_LINES:
+            continue
+        going_on = {line for line, following in zip(lines, lines[1:])
+                    if len(line) == width and not _starts_a_line(following, line)}
+        # text wrapped at words ends anywhere short of the width; a terminal cuts every piece at it
+        short_of_it = sum(n for w, n in lengths.items() if width - RAGGED <= w < width)
+        # and what was cut is a log: most cut lines start as a program's line (a stamp, a frame,
+        # an exception), where a paragraph the user wrapped at words starts with a sentence
+        heads = {line for before, line in zip(["", *lines], lines)
+                 if len(line) == width and len(before) != width}
+        logged = sum(1 for line in heads if is_program_line(line))
+        cut = (len(going_on) >= MIN_FULL_LINES and len(going_on) >= CONTINUED_SHARE * len(full)
+               and len(full) >= SPIKE * short_of_it and logged >= PROGRAM_SHARE * len(heads))
+        return width if cut else None
+    return None
+
+
+def _starts_a_line(line: str, head: str) -> bool:
+    """The line is one of its own, not the tail of `head` (the line it would continue): it starts
+    as a log line, a traceback's or exception's does, with the collector's tag `head` starts with
+    (Slurm's `0:`, a tail carries no tag), or as `head` does (the next line of a template)."""
+    if _LINE_START_RE.match(line) or PREFIX_RE.match(line).end() > len(line) - len(line.lstrip()):
+        return True
+    tag = line.split(maxsplit=1)[0] if line.strip() else ""
+    return (not tag.isalnum() and head.split(maxsplit=1)[:1] == [tag]) or line[:TEMPLATE_HEAD] == head[:TEMPLATE_HEAD]
+
+
+def unwrapped(lines: Iterable[str]) -> Iterator[str]:
+    """The lines with every cut at the window's width joined again (the lines as they are when
+    nothing was cut)."""
+    stream = iter(lines)
+    sample: list[str] = []
+    chars = 0
+    for raw in stream:
+        sample.append(raw.rstrip("\r\n"))
+        chars += len(raw)
+        if len(sample) >= SAMPLE_LINES or chars >= SAMPLE_CHARS:
+            break
+    width = window_width(sample)
+    rest = (raw.rstrip("\r\n") for raw in stream)
+    if width is None:
+        yield from sample
+        yield from rest
+        return
+    pending: str | None = None
+    for line in chain(sample, rest):
+        if pending is not None and not _starts_a_line(line, pending):
+            pending += line
+        else:
+            if pending is not None:
+                yield pending
+            pending = line
+        if len(line) != width:
+            yield pending
+            pending = None
+    if pending is not None:
+        yield pending
