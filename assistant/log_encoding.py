@@ -1,7 +1,8 @@
 """Logs that reach the user encoded or flattened, read back into the program's own lines.
 
 The trace reader needs one program line per line: a traceback's `File "..."` frames, the
-exception, a logger's stamped lines. Three ways a log loses that shape on its way to a paste:
+exception, a logger's stamped lines. Three ways a log loses that shape on its way to a paste
+(a terminal's cut at its width is `assistant.terminal_wrap`'s):
 
 - **one JSON record per line**: Docker's default `json-file` driver (`{"log": "...\\n", "stream":
   "stderr", "time": ...}`, a line over 16 KiB split over records that do not end in a newline),
@@ -15,10 +16,12 @@ exception, a logger's stamped lines. Three ways a log loses that shape on its wa
   traceback (`Error code: 500 - {'object': 'error', 'message': 'Traceback ...\\n  File ...'}`),
   a JSON field copied out of a log viewer. The literal `\\n` escapes become lines again when at
   least two of the pieces are program output (a traceback's header, a frame, an exception, a
-  stamped line), so a Windows path's `C:\\new` stays as it is.
-- **a traceback whose newlines were lost** (a web form, a chat message, a table cell): `Traceback
-  (most recent call last): File "a.py", line 3, in main foo() RuntimeError: bar` on one line is cut
-  again before each frame and before the exception after the last frame.
+  stamped line), so a Windows path's `C:\\new` stays as it is. The line that carried the log
+  follows its lines, with `<the log above>` where the log was: a relay, not an error of its own.
+- **a traceback or log whose newlines were lost** (a web form, a chat message, a table cell):
+  `Traceback (most recent call last): File "a.py", line 3, in main foo() RuntimeError: bar` on
+  one line is cut again before each frame and before the exception after the last frame; a long
+  line holding three or more logger time stamps, before each stamp.
 
 `decoded(lines)` is a generator: a 200 MB log is read as it streams, one line at a time.
 """
@@ -78,9 +81,10 @@ _FLAT_CUT_RE = re.compile(
     rf"|The above exception was the direct cause|{_STAMP})")
 _HEADER_RE = re.compile(r"^Traceback \(most recent call last\):?")
 _FRAME_HEAD_RE = re.compile(r"^File \"[^\"]+\", line \d+(?:, in [\w<>.]+)?")
-EXCEPTION_START_RE = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|\s*$)")
-_FLAT_EXCEPTION_RE = re.compile(
-    r"\s(?=(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|\s*$))")
+# an exception's name and colon (or nothing after it), where a flattened frame's code ends
+_EXCEPTION_START = r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|\s*$)"
+_EXCEPTION_START_RE = re.compile(_EXCEPTION_START)
+_FLAT_EXCEPTION_RE = re.compile(rf"\s(?={_EXCEPTION_START})")
 
 
 def decoded(lines: Iterable[str]) -> Iterator[str]:
@@ -224,7 +228,7 @@ def _unflattened(line: str) -> list[str]:
         last_frame = i + 1 == len(pieces) or not _FRAME_HEAD_RE.match(pieces[i + 1])
         parts = _FLAT_EXCEPTION_RE.split(" " + code, maxsplit=1) if last_frame else [code]
         parts = [p.strip() for p in parts if p.strip()]
-        if head.re is _FRAME_HEAD_RE and parts and not EXCEPTION_START_RE.match(parts[0]):
+        if head.re is _FRAME_HEAD_RE and parts and not _EXCEPTION_START_RE.match(parts[0]):
             lines.append("    " + parts.pop(0))
         lines.extend(parts)
     return lines

@@ -4,12 +4,18 @@ tmux's and screen's copy mode, the classic Windows console and some web terminal
 the screen showed: a long line (a traceback frame, the exception, a `server_args=` dump) cut into
 pieces of exactly the window's width. An error line cut in two matches no entry's line.
 
-The width shows in the paste itself: many lines exactly W characters long (W at least 60) and
-few lines longer, which a terminal of width W cannot print (the user's own sentences around the
-log can be). A line of exactly W characters is then joined with the next, unless the next starts a
-line of its own: a time stamp or another logger's or collector's prefix, a traceback's header or
-frame, an exception. The width is read from the first lines (bounded, so a log of any size
-streams) and applies to the rest.
+The width shows in the paste itself, as a spike in the lengths of its lines: at least three
+distinct lines exactly W characters long (W at least 60), most of them going on in the next line,
+no more than half as many lines longer (a terminal of width W prints none; the user's own
+sentences around the log can be longer), twice as many as the lines a few characters short of W
+(a paragraph wrapped at words ends anywhere short of its width, a terminal cuts every piece at
+it), and most of them starting as a program's line (a stamp, a frame, an exception). A line of
+exactly W characters is then joined with the next, unless the next starts a line of its own: a
+time stamp or another logger's or collector's prefix, a traceback's header, frame or indented
+source line, an exception, the collector's tag the line itself starts with, or the line's own
+first words (the next line of a template). The width is read from the first lines (bounded, so a
+log of any size streams) and applies to the rest; a paste with fewer than three cut lines is read
+as it is, since one or two lines of one length are chance as often as a cut.
 """
 
 from __future__ import annotations
