@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from assistant.system_messages import in_c_locale
+
 _MASKS = [
     # order matters: the specific shapes before the generic number
     (re.compile(r"\x1b\[[0-9;]*m"), ""),  # ANSI colours
@@ -32,7 +34,9 @@ _MASKS = [
 
 
 def mask(line: str) -> str:
-    """Replace what varies between two reports of the same error with placeholders."""
+    """Replace what varies between two reports of the same error with placeholders; the system's
+    messages in a Chinese locale are what varies too (`assistant.system_messages`)."""
+    line = in_c_locale(line)
     for pattern, repl in _MASKS:
         line = pattern.sub(repl, line)
     return " ".join(line.split())

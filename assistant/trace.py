@@ -20,6 +20,7 @@ from assistant.environment import Environment, EnvironmentReader
 from assistant.generic_lines import SOLUTION_STEP
 from assistant.log_encoding import CARRIED, decoded
 from assistant.log_prefix import PREFIX_RE
+from assistant.system_messages import in_c_locale
 from assistant.terminal_wrap import unwrapped
 from assistant.text import mask
 
@@ -124,7 +125,7 @@ class Analysis:
         """What retrieval sees: the question, the key error lines, the failing frames; the
         distinct lines of the paste when nothing in it looks like an error."""
         parts = [self.question] if self.question else []
-        parts += [e.text for e in self.errors[:max_errors]]
+        parts += [in_c_locale(e.text) for e in self.errors[:max_errors]]
         if not self.errors or self.total_lines <= SHORT_PASTE:
             parts += list(self.plain_lines)  # in a short paste every line is context
         flags = [f.split()[0] for f in self.environment.flags if f.split()[0] not in ("--model-path", "--model")]
@@ -172,6 +173,7 @@ def _frame(text: str) -> tuple[str, str] | None:
 def _classify(line: str) -> str | None:
     if CARRIED in line:
         return None   # the line that carried an escaped log relays it: the log's own lines say what failed
+    line = in_c_locale(line)   # `已杀死` is `Killed`, `段错误` a `Segmentation fault`
     if CONSEQUENCE_RE.search(line):
         return "consequence"
     if EXCEPTION_RE.match(line):
@@ -505,7 +507,9 @@ def looks_like_sentence(text: str) -> bool:
 
 def _looks_like_prose(text: str) -> bool:
     """A line of the user's own words (their question, what they did), not of a log: Chinese
-    sentences, or English sentences that talk to someone."""
+    sentences, or English sentences that talk to someone. A system message printed in a Chinese
+    locale (`段错误`, `致命错误：...：没有那个文件或目录`) is read as the C locale prints it."""
+    text = in_c_locale(text)
     if re.search(r"[\u3400-\u9fff]", text):
         return not re.search(r"^\S+(?:Error|Exception)\b", text)
     words = text.split()

@@ -345,6 +345,34 @@ def test_a_wrappers_own_check_is_a_fix_and_its_relay_a_lead(assistant):
     assert behind.outcome == "fix" and behind.hits[behind.decision.top].unit_id == "flashinfer-jit-missing-cuda-fp8-h"
 
 
+@pytest.mark.parametrize("lines", [
+    # GCC, glibc and bash in a zh_CN locale, then zh_TW
+    ["/usr/local/lib/python3.10/dist-packages/flashinfer/data/include/flashinfer/utils.cuh:21:10: "
+     "致命错误：cuda_fp8.h：没有那个文件或目录", "编译中断。"],
+    ["/usr/local/lib/python3.10/dist-packages/flashinfer/data/include/flashinfer/utils.cuh:21:10: "
+     "嚴重錯誤：cuda_fp8.h：沒有此一檔案或目錄", "編譯終止。"],
+])
+def test_a_compilers_error_in_a_chinese_locale_is_matched_and_shown_as_pasted(assistant, lines):
+    result = assistant.retrieve(lines)
+    top = result.hits[result.decision.top]
+    assert result.outcome == "fix" and top.unit_id == "flashinfer-jit-missing-cuda-fp8-h"
+    assert top.evidence[0] == lines[0]   # the user's own line, not its translation
+    assert result.analysis.errors[0].kind == "fatal"   # a log line, not the user's Chinese prose
+
+
+def test_system_messages_read_in_the_c_locale():
+    from assistant.system_messages import in_c_locale
+
+    assert in_c_locale("ImportError: libcuda.so.1: 无法打开共享对象文件: 没有那个文件或目录") == \
+        "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory"
+    assert in_c_locale("./start.sh: 第 19 行： 867080 已杀死") == "./start.sh: line 19:  867080 Killed"
+    assert in_c_locale("段错误 (核心已转储)") == "Segmentation fault (core dumped)"
+    assert in_c_locale("collect2: 错误：ld 返回 1") == "collect2: error: ld returned 1 exit status"
+    assert in_c_locale("/usr/bin/ld: 对‘cuInit’未定义的引用") == "/usr/bin/ld: undefined reference to `cuInit'"
+    line = "Process 42 exited: Segmentation fault"
+    assert in_c_locale(line) is line   # no Chinese character: the line itself
+
+
 KV_ABORTED = """\
 [2025-11-05 16:35:02] The server is fired up and ready to roll!
 [2025-11-05 16:39:09 TP0] Decode transfer failed for request rank=0 decode_req.req.rid='78fde411' decode_req.req.bootstrap_room=4793981895866140836 with exception KVTransferError(bootstrap_room=4793981895866140836): Aborted by AbortReq.
