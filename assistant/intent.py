@@ -25,7 +25,7 @@ FAILURE_RE = re.compile(
     r"|报错|错误|失败|崩|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回|掉到|掉了|涨了|变差|不生效|没生效|不起作用",
     re.I)
 ASKING_RE = re.compile(
-    r"^\s*(?:how|what|which|when|where|why|is|are|can|could|should|does|do|will|would|any)\b|"
+    r"^\s*(?:how|what|which|when|where|why|is|are|can|could|should|does|do|will|would|any)\b(?!['’]t)|"
     r"\b(?:how (?:do|can|to|should|much|many)|what(?:'s| is| are| should)|which (?:flag|option|backend|"
     r"value|version|one)|is (?:it|there) (?:possible|a way)|best (?:way|practice|setting|value)s?|"
     r"recommend\w*|tun(?:e|ing)|configure|set up|enable|difference between|supported\?)\b|[?？]\s*$"
@@ -38,7 +38,13 @@ ASKING_RE = re.compile(
 HYPOTHETICAL_RE = re.compile(
     r"\b(?:so(?: that)?|to avoid|to prevent|instead of|without|in case|rather than|so as not to)\b[^.?!;]*",
     re.I)
-OPENING_ASK_RE = re.compile(r"^\s*(?:how|can|could|is|are|does|do|what|which|should|would|will)\b", re.I)
+ENDS_ASKING_RE = re.compile(r"[?？]\s*$")
+WHY_RE = re.compile(r"\bwhy\b|为什么|为啥", re.I)
+# what a question may say of its setting without reporting a failure: "doesn't fit", "isn't
+# starved", "I don't need the server", "but it would with 8k" (not "can't", an ability that fails)
+NEGATION_RE = re.compile(r"(?:is|are|was|does|do|did)n[o']?t|but", re.I)
+# "Can't use X" states; "Can I use X" asks
+OPENING_ASK_RE = re.compile(r"^\s*(?:how|can|could|is|are|does|do|what|which|should|would|will)\b(?!['’]t)", re.I)
 
 
 def is_question(question: str, has_log_errors: bool) -> bool:
@@ -54,5 +60,11 @@ def is_question(question: str, has_log_errors: bool) -> bool:
     question = FLAG_NAME_RE.sub(" ", question)
     if not ASKING_RE.search(question):
         return False
-    words = HYPOTHETICAL_RE.sub(" ", question) if OPENING_ASK_RE.match(question) else question
-    return not FAILURE_RE.search(words)
+    asks = OPENING_ASK_RE.match(question) or ENDS_ASKING_RE.search(question)
+    words = HYPOTHETICAL_RE.sub(" ", question) if asks else question
+    failures = FAILURE_RE.findall(words)
+    if not failures:
+        return True
+    # a how / what / which question that only negates ("doesn't fit on my card", "I don't need the
+    # server") sets a constraint; a "why ... doesn't" question, or any failure word, reports
+    return bool(asks) and not WHY_RE.search(question) and all(NEGATION_RE.fullmatch(f) for f in failures)

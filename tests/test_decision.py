@@ -103,6 +103,15 @@ def test_questions_are_not_problem_reports():
     assert is_question("想在几张 A100 上同时跑多个副本并自动做负载均衡，一条启动命令能搞定吗？", has_log_errors=False)
     assert not is_question("一发长 prompt 就必崩，是已知问题吗？", has_log_errors=False)
     assert not is_question("升级之后缓存命中率直接掉到 0，这个说法靠谱吗？", has_log_errors=False)
+    # a question that only negates sets a constraint; "why ... doesn't", "Can't ...", a failure
+    # word, each report one
+    assert is_question("Is there an equivalent of max_model_len? The model doesn't fit on my 24GB card, "
+                       "but it would with 8k context?", has_log_errors=False)
+    assert is_question("What chunked prefill size should I use so decode isn't starved?", has_log_errors=False)
+    assert not is_question("Why doesn't the server use the second GPU?", has_log_errors=False)
+    assert not is_question("Can't use sglang with flashinfer on a T4, what else can I try?", has_log_errors=False)
+    assert not is_question("What does this mean? The server doesn't start and prints an error.",
+                           has_log_errors=False)
 
 
 def test_a_traceback_cut_before_its_exception_is_a_report_not_a_question(assistant):
