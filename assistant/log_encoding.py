@@ -49,6 +49,8 @@ _EXCEPTION_KEYS = ("exc_info", "exception", "exc_text", "stack_trace", "stacktra
 _MAX_JOINED = 1 << 20
 # a line longer than this is not parsed (a JSON document of many megabytes is not a log record)
 _MAX_DECODED = 4 << 20
+# nor a Python literal longer than this (its syntax tree costs far more than its text)
+_MAX_PARSED = 1 << 20
 
 _ESCAPED_NEWLINE_RE = re.compile(r"(?<!\\)(?:\\\\)*(?:\\r)?\\n")
 _ESCAPE_RE = re.compile(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[nrt\"'\\])")
@@ -159,6 +161,8 @@ def _from_literal(line: str) -> list[str] | None:
     try:
         value = json.loads(literal)
     except (ValueError, RecursionError):
+        if len(literal) > _MAX_PARSED:
+            return None
         try:
             value = ast.literal_eval(literal)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
