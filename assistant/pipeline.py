@@ -32,11 +32,29 @@ def looks_binary(sample: bytes) -> bool:
     return b"\0" in sample or _mostly_unprintable(sample.decode("utf-8", errors="replace"))
 
 
+def utf16_encoding(sample: bytes) -> str | None:
+    """The UTF-16 codec the bytes are written in, or None: a byte-order mark, or text with a NUL
+    in every other byte (what Windows PowerShell 5's `>` and `Out-File` write)."""
+    if sample[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    even, odd = sample[0::2], sample[1::2]
+    if len(odd) >= 8 and odd.count(0) >= 0.9 * len(odd) and even.count(0) <= 0.1 * len(even):
+        return "utf-16-le"
+    if len(odd) >= 8 and even.count(0) >= 0.9 * len(even) and odd.count(0) <= 0.1 * len(odd):
+        return "utf-16-be"
+    return None
+
+
 def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000) -> Iterable[str]:
-    """Decode a byte stream line by line (invalid UTF-8 replaced), refusing binary data.
+    """Decode a byte stream line by line (invalid UTF-8 replaced; UTF-16 when it is that),
+    refusing binary data.
 
     Reads at most `max_line` bytes per line, so memory stays bounded on any input."""
     sample = stream.peek(BINARY_SAMPLE)[:BINARY_SAMPLE] if hasattr(stream, "peek") else b""
+    encoding = utf16_encoding(sample)
+    if encoding:
+        yield from _utf16_lines(stream, encoding, max_line)
+        return
     if looks_binary(sample):
         raise UsageError("the input looks like binary data, not a log: paste the text of the error "
                          "or pass a text log with --log FILE")
@@ -45,6 +63,18 @@ def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000) -> It
         if not raw:
             return
         yield raw.decode("utf-8", errors="replace")
+
+
+def _utf16_lines(stream: io.BufferedIOBase, encoding: str, max_line: int) -> Iterable[str]:
+    text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline=None)
+    try:
+        while True:
+            line = text.readline(max_line)
+            if not line:
+                return
+            yield line.lstrip("\ufeff")
+    finally:
+        text.detach()   # the caller owns the stream and closes it
 
 
 def lines_from_text(text: str) -> list[str]:

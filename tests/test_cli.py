@@ -132,6 +132,19 @@ def test_binary_and_invalid_utf8_input(kb_dir, tmp_path):
     assert json.loads(result.stdout)["matches"][0]["id"] == "custom-allreduce-p2p-unsupported"
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le"])
+def test_a_utf16_log_as_windows_powershell_writes_it_gets_the_same_fix(kb_dir, tmp_path, encoding):
+    # PowerShell 5's `docker logs sglang > server.log` writes UTF-16LE with a BOM (`utf-16` here);
+    # some tools write it without
+    log = tmp_path / "server.log"
+    log.write_bytes((REPO / "kb" / "samples" / "flashinfer-cuda-fp8.log").read_text().encode(encoding))
+    result = run_ask("--log", str(log), "--json", kb=kb_dir)
+    assert result.returncode == 0, result.stderr.decode()
+    out = json.loads(result.stdout)
+    assert out["matches"][0]["id"] == "flashinfer-jit-missing-cuda-fp8-h"
+    assert out["detected"]["sglang_version"] == "0.4.5"
+
+
 def test_missing_log_file_is_a_usage_error(kb_dir, tmp_path):
     result = run_ask("--log", str(tmp_path / "nope.log"), kb=kb_dir)
     assert result.returncode == 2 and b"no such file" in result.stderr
