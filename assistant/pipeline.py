@@ -45,12 +45,20 @@ def utf16_encoding(sample: bytes) -> str | None:
     return None
 
 
-def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000) -> Iterable[str]:
-    """Decode a byte stream line by line (invalid UTF-8 replaced; UTF-16 when it is that),
-    refusing binary data.
+def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000,
+                     max_inflated: int | None = None) -> Iterable[str]:
+    """Decode a byte stream line by line (invalid UTF-8 replaced; UTF-16 when it is that; a
+    gzip / bzip2 / xz stream inflated as it is read, up to `max_inflated` bytes,
+    MAX_DECOMPRESSED by default), refusing binary data.
 
     Reads at most `max_line` bytes per line, so memory stays bounded on any input."""
     sample = stream.peek(BINARY_SAMPLE)[:BINARY_SAMPLE] if hasattr(stream, "peek") else b""
+    opener = _decompressor(sample)
+    if opener is not None:
+        # a rotated log (logrotate's and the kubelet's `.gz`, `.bz2`, `.xz`), read as it inflates
+        capped = _Capped(opener(stream), max_inflated or MAX_DECOMPRESSED)
+        yield from lines_from_bytes(io.BufferedReader(capped), max_line)
+        return
     encoding = utf16_encoding(sample)
     if encoding:
         yield from _utf16_lines(stream, encoding, max_line)
@@ -63,6 +71,43 @@ def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000) -> It
         if not raw:
             return
         yield raw.decode("utf-8", errors="replace")
+
+
+MAX_DECOMPRESSED = 4 << 30   # bytes of a compressed log read, at most
+_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
+
+
+def _decompressor(sample: bytes):
+    for magic, module in _COMPRESSED:
+        if sample.startswith(magic):
+            import importlib
+
+            codec = importlib.import_module(module)
+            return lambda stream: codec.open(stream, "rb")
+    return None
+
+
+class _Capped(io.RawIOBase):
+    """A decompressed stream that stops with a usage error past `limit` bytes (a decompression
+    bomb, or a log too large to read whole: its last part is what matters)."""
+
+    def __init__(self, inner, limit: int):
+        self.inner, self.limit, self.read_so_far = inner, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        try:
+            n = self.inner.readinto(buffer)
+        except (OSError, EOFError) as exc:   # a truncated or corrupt archive
+            raise UsageError(f"the compressed log cannot be read ({exc}): decompress it and pass the "
+                             "text with --log FILE") from exc
+        self.read_so_far += n
+        if self.read_so_far > self.limit:
+            raise UsageError(f"the compressed log inflates to more than {self.limit / 1e6:,.0f} MB: "
+                             "pass its last part (zcat FILE | tail -n 200000 | ask)")
+        return n
 
 
 def _utf16_lines(stream: io.BufferedIOBase, encoding: str, max_line: int) -> Iterable[str]:

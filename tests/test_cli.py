@@ -145,6 +145,40 @@ def test_a_utf16_log_as_windows_powershell_writes_it_gets_the_same_fix(kb_dir, t
     assert out["detected"]["sglang_version"] == "0.4.5"
 
 
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_a_rotated_compressed_log_is_read_as_it_inflates(kb_dir, tmp_path, suffix):
+    import bz2
+    import gzip
+    import lzma
+
+    compress = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[suffix]
+    sample = (REPO / "kb" / "samples" / "flashinfer-cuda-fp8.log").read_bytes()
+    log = tmp_path / f"server.log.1{suffix}"
+    log.write_bytes(compress(sample))
+    result = run_ask("--log", str(log), "--json", kb=kb_dir)
+    assert result.returncode == 0, result.stderr.decode()
+    assert json.loads(result.stdout)["matches"][0]["id"] == "flashinfer-jit-missing-cuda-fp8-h"
+    cut = tmp_path / "cut.log.gz"
+    cut.write_bytes(gzip.compress(sample)[:200])   # copied while still being written
+    broken = run_ask("--log", str(cut), kb=kb_dir)
+    assert broken.returncode == 2 and b"the compressed log cannot be read" in broken.stderr
+
+
+def test_a_reader_that_stops_early_gets_no_error_message(kb_dir):
+    # `ask ... | head -1`: the pipe closes before the answer is written
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ASK_KB_DIR": str(kb_dir), "ASK_NO_LLM": "1"}
+    env.pop("ASK_INDEX_DIR", None)
+    process = subprocess.Popen([sys.executable, "-m", "ui.cli", "--log", "kb/samples/flashinfer-cuda-fp8.log"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO)
+    process.stdout.close()
+    assert process.wait(timeout=120) == 141
+    assert process.stderr.read() == b""
+
+
 def test_missing_log_file_is_a_usage_error(kb_dir, tmp_path):
     result = run_ask("--log", str(tmp_path / "nope.log"), kb=kb_dir)
     assert result.returncode == 2 and b"no such file" in result.stderr

@@ -288,15 +288,24 @@ def test_binary_and_oversized_attachments_are_refused_with_a_clear_message(bot):
     fake = bot.fake
     log = (REPO / "kb" / "samples" / "flashinfer-cuda-fp8.log").read_bytes()
     packed = fake.add_file("server.log.gz", gzip.compress(log), mimetype="application/gzip", filetype="gzip")
+    dump = fake.add_file("core.bin", bytes(range(256)) * 64, mimetype="application/octet-stream")
+    bomb = fake.add_file("big.log.gz", gzip.compress(b"INFO tick\n" * 3_000_000), mimetype="application/gzip")
     huge = fake.add_file("huge.log", b"ERROR\n", size=48_000_000)
-    binary_event = mention(bot, "see log", files=[packed])
+    packed_event = mention(bot, "see log", files=[packed])
+    binary_event = mention(bot, "see log", files=[dump])
+    bomb_event = mention(bot, "see log", files=[bomb])
     huge_event = mention(bot, "see log", files=[huge])
 
+    # a rotated, gzipped log is read as it inflates
+    assert "`flashinfer-jit-missing-cuda-fp8-h`" in shown(bot.final_message("C0HELP", packed_event["ts"]))
     refused = shown(bot.final_message("C0HELP", binary_event["ts"]))
-    assert "`server.log.gz` looks like binary data" in refused and "plain text" in refused
+    assert "`core.bin` looks like binary data" in refused and "plain text" in refused
+    inflated = shown(bot.final_message("C0HELP", bomb_event["ts"]))
+    assert "`big.log.gz`: the compressed log inflates to more than 20 MB" in inflated
     too_big = shown(bot.final_message("C0HELP", huge_event["ts"]))
     assert "`huge.log` is 48 MB" in too_big and "20 MB" in too_big
-    assert [d["file_id"] for d in fake.downloads] == [packed["id"]], "the oversized file is not fetched"
+    assert [d["file_id"] for d in fake.downloads] == [packed["id"], dump["id"], bomb["id"]], \
+        "the oversized file is not fetched"
 
 
 def test_feedback_buttons_store_the_rating_and_thank_the_user(bot):

@@ -29,6 +29,10 @@ def run_command(command: Callable[[], int]) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `ask ... | head`: the reader has what it wanted; Python's own exit flush must not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except SystemExit:
         raise
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, no traceback

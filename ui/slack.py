@@ -248,10 +248,12 @@ class SlackBot:
         data = self._download(client, file.get("url_private_download") or file["url_private"], name)
         if not data.strip():
             raise UsageError(f"`{name}` is empty: attach the server log that contains the error.")
-        try:
-            return list(lines_from_bytes(io.BufferedReader(io.BytesIO(data))))
-        except UsageError:
-            raise UsageError(f"`{name}` looks like binary data (compressed or an image?), not a text "
+        try:   # a compressed log inflates up to the size a plain one may have
+            return list(lines_from_bytes(io.BufferedReader(io.BytesIO(data)), max_inflated=MAX_FILE_BYTES))
+        except UsageError as exc:
+            if "binary" not in str(exc):
+                raise UsageError(f"`{name}`: {exc}") from None
+            raise UsageError(f"`{name}` looks like binary data (an image or a core dump?), not a text "
                              "log: attach the log as plain text, or paste the error.") from None
 
     def _download(self, client, url: str, name: str) -> bytes:
