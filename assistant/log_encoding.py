@@ -74,7 +74,8 @@ _FLAT_TRACEBACK_RE = re.compile(
 # a logger's time stamp inside a line: `[2025-07-29 15:06:51`, `2025-07-29 15:06:51,123 -`
 _STAMP = r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d"
 _STAMP_RE = re.compile(rf"(?:^|\s){_STAMP}")
-# several log lines run together are a long line with this many stamps in it
+# several log lines run together are a line longer than this with this many stamps in it
+_FLAT_MIN = 200
 _FLAT_STAMPS = 3
 _FLAT_CUT_RE = re.compile(
     r"\s+(?=File \"[^\"]+\", line \d+"
@@ -94,7 +95,11 @@ def decoded(lines: Iterable[str]) -> Iterator[str]:
     pending = ""   # a Docker record's piece of a long line, waiting for the rest
     for raw in lines:
         line = raw.rstrip("\r\n")
-        record = _record_text(line) if len(line) < _MAX_DECODED else None
+        if not pending and "{" not in line and "\\n" not in line and len(line) <= _FLAT_MIN \
+                and 'File "' not in line and "Traceback (most" not in line:
+            yield line   # nearly every line of a log: nothing to decode
+            continue
+        record = _record_text(line) if "{" in line and len(line) < _MAX_DECODED else None
         if record is not None:
             text, ends_line = record
             pending += text
@@ -144,7 +149,7 @@ def _unescaped(line: str) -> list[str]:
         if sum(1 for p in pieces if is_program_line(p)) >= 2:
             return pieces
     if (('File "' in line or "Traceback (most" in line) and _FLAT_TRACEBACK_RE.search(line)) or \
-            (len(line) > 200 and len(_STAMP_RE.findall(line)) >= _FLAT_STAMPS):
+            (len(line) > _FLAT_MIN and len(_STAMP_RE.findall(line)) >= _FLAT_STAMPS):
         return _unflattened(line)
     return [line]
 

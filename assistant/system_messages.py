@@ -111,7 +111,7 @@ _CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 def in_c_locale(line: str) -> str:
     """The line with the translated system messages in it as the C locale prints them (the line
     itself when it has no Chinese character: nearly every line of a log)."""
-    if not _CJK_RE.search(line):
+    if line.isascii() or not _CJK_RE.search(line):   # isascii() is one flag in CPython's string
         return line
     return _translated(line)
 

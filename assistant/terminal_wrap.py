@@ -104,11 +104,11 @@ def unwrapped(lines: Iterable[str]) -> Iterator[str]:
         if len(sample) >= SAMPLE_LINES or chars >= SAMPLE_CHARS:
             break
     width = window_width(sample)
-    rest = (raw.rstrip("\r\n") for raw in stream)
     if width is None:
         yield from sample
-        yield from rest
+        yield from stream   # as they are: the next reader strips their line ends
         return
+    rest = (raw.rstrip("\r\n") for raw in stream)
     pending: str | None = None
     for line in chain(sample, rest):
         if pending is not None and not _starts_a_line(line, pending):
