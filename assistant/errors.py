@@ -9,6 +9,10 @@ class UsageError(AssistantError):
     """Bad input from the user (empty, unreadable, wrong option)."""
 
 
+class BinaryInput(UsageError):
+    """The input is not text (an image, a core dump, an archive of another kind)."""
+
+
 class IndexMissing(AssistantError):
     pass
 

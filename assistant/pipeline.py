@@ -6,13 +6,16 @@ verified against the retrieved sources and the flag registry before it is shown.
 
 from __future__ import annotations
 
+import importlib
 import io
+import lzma
+import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from assistant.answer import Answer, compose_extractive
 from assistant.config import Settings
-from assistant.errors import UsageError
+from assistant.errors import BinaryInput, UsageError
 from assistant.provenance import compute_provenance
 from assistant.render import render_text
 from assistant.retrieve import Retrieval, Retriever
@@ -32,7 +35,7 @@ def looks_binary(sample: bytes) -> bool:
     return b"\0" in sample or _mostly_unprintable(sample.decode("utf-8", errors="replace"))
 
 
-def utf16_encoding(sample: bytes) -> str | None:
+def _utf16_encoding(sample: bytes) -> str | None:
     """The UTF-16 codec the bytes are written in, or None: a byte-order mark, or text with a NUL
     in every other byte (what Windows PowerShell 5's `>` and `Out-File` write)."""
     if sample[:2] in (b"\xff\xfe", b"\xfe\xff"):
@@ -59,13 +62,13 @@ def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000,
         capped = _Capped(opener(stream), max_inflated or MAX_DECOMPRESSED)
         yield from lines_from_bytes(io.BufferedReader(capped), max_line)
         return
-    encoding = utf16_encoding(sample)
+    encoding = _utf16_encoding(sample)
     if encoding:
         yield from _utf16_lines(stream, encoding, max_line)
         return
     if looks_binary(sample):
-        raise UsageError("the input looks like binary data, not a log: paste the text of the error "
-                         "or pass a text log with --log FILE")
+        raise BinaryInput("the input looks like binary data, not a log: paste the text of the error "
+                          "or pass a text log with --log FILE")
     while True:
         raw = stream.readline(max_line)
         if not raw:
@@ -80,8 +83,6 @@ _COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma")
 def _decompressor(sample: bytes):
     for magic, module in _COMPRESSED:
         if sample.startswith(magic):
-            import importlib
-
             codec = importlib.import_module(module)
             return lambda stream: codec.open(stream, "rb")
     return None
@@ -100,7 +101,7 @@ class _Capped(io.RawIOBase):
     def readinto(self, buffer) -> int:
         try:
             n = self.inner.readinto(buffer)
-        except (OSError, EOFError) as exc:   # a truncated or corrupt archive
+        except (OSError, EOFError, zlib.error, lzma.LZMAError) as exc:   # a truncated or corrupt archive
             raise UsageError(f"the compressed log cannot be read ({exc}): decompress it and pass the "
                              "text with --log FILE") from exc
         self.read_so_far += n
@@ -129,7 +130,7 @@ def lines_from_text(text: str) -> list[str]:
         raise UsageError(f"the paste is {len(text) // 1_000_000} MB, more than "
                          f"{MAX_PASTE_CHARS // 1_000_000} MB: pass the log file with --log FILE")
     if _mostly_unprintable(text[:BINARY_SAMPLE]):
-        raise UsageError("the input looks like binary data, not a log: paste the text of the error")
+        raise BinaryInput("the input looks like binary data, not a log: paste the text of the error")
     return text.splitlines()
 
 

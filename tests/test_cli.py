@@ -158,10 +158,16 @@ def test_a_rotated_compressed_log_is_read_as_it_inflates(kb_dir, tmp_path, suffi
     result = run_ask("--log", str(log), "--json", kb=kb_dir)
     assert result.returncode == 0, result.stderr.decode()
     assert json.loads(result.stdout)["matches"][0]["id"] == "flashinfer-jit-missing-cuda-fp8-h"
-    cut = tmp_path / "cut.log.gz"
-    cut.write_bytes(gzip.compress(sample)[:200])   # copied while still being written
-    broken = run_ask("--log", str(cut), kb=kb_dir)
-    assert broken.returncode == 2 and b"the compressed log cannot be read" in broken.stderr
+    cut = tmp_path / f"cut.log{suffix}"
+    cut.write_bytes(compress(sample)[:200])   # copied while still being written
+    corrupt = bytearray(compress(sample * 20))
+    for i in range(40, len(corrupt) - 40, 7):
+        corrupt[i] ^= 0x55
+    bad = tmp_path / f"bad.log{suffix}"
+    bad.write_bytes(bytes(corrupt))
+    for broken_log in (cut, bad):
+        broken = run_ask("--log", str(broken_log), kb=kb_dir)
+        assert broken.returncode == 2 and b"the compressed log cannot be read" in broken.stderr
 
 
 def test_a_reader_that_stops_early_gets_no_error_message(kb_dir):

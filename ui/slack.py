@@ -30,7 +30,7 @@ from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from assistant.config import Settings
-from assistant.errors import AssistantError, UsageError
+from assistant.errors import AssistantError, BinaryInput, UsageError
 from assistant.redact import install_log_redaction
 from ui.slack_format import (ACTION_HELPFUL, ACTION_NOT_HELPFUL, answer_messages, feedback_recorded,
                              feedback_value, notice, redact, redact_data, slack_to_plain)
@@ -250,11 +250,11 @@ class SlackBot:
             raise UsageError(f"`{name}` is empty: attach the server log that contains the error.")
         try:   # a compressed log inflates up to the size a plain one may have
             return list(lines_from_bytes(io.BufferedReader(io.BytesIO(data)), max_inflated=MAX_FILE_BYTES))
-        except UsageError as exc:
-            if "binary" not in str(exc):
-                raise UsageError(f"`{name}`: {exc}") from None
+        except BinaryInput:
             raise UsageError(f"`{name}` looks like binary data (an image or a core dump?), not a text "
                              "log: attach the log as plain text, or paste the error.") from None
+        except UsageError as exc:   # a compressed log cut short or too large inflated
+            raise UsageError(f"`{name}`: {exc}") from None
 
     def _download(self, client, url: str, name: str) -> bytes:
         """A Slack-hosted file, fetched with the bot token (files:read), at most MAX_FILE_BYTES."""
