@@ -16,7 +16,8 @@ exception, a logger's stamped lines. Three ways a log loses that shape on its wa
   traceback (`Error code: 500 - {'object': 'error', 'message': 'Traceback ...\\n  File ...'}`),
   a JSON field copied out of a log viewer. The literal `\\n` escapes become lines again when at
   least two of the pieces are program output (a traceback's header, a frame, an exception, a
-  stamped line), so a Windows path's `C:\\new` stays as it is. The line that carried the log
+  stamped line), so a Windows path's `C:\\new` stays as it is, and never in a logged request
+  (`Receive: obj=GenerateReqInput(text='...')`), whose text is a prompt. The line that carried the log
   follows its lines, with `<the log above>` where the log was: a relay, not an error of its own.
 - **a traceback or log whose newlines were lost** (a web form, a chat message, a table cell):
   `Traceback (most recent call last): File "a.py", line 3, in main foo() RuntimeError: bar` on
@@ -58,6 +59,9 @@ _SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "'": "'", "\\": "\
 # what stands in a carrier's line for the log it carried, which is read as the lines before it: the
 # trace reader takes a line holding it for a relay of those lines, not an error of its own
 CARRIED = "<the log above>"
+# a logged request (`--log-requests`' `Receive: obj=GenerateReqInput(text='...')`, a client's
+# JSON body): the escaped text is the user's prompt, which may well quote a traceback, not a log
+_REQUEST_RE = re.compile(r"\bobj=\w*(?:ReqInput|Request)\(|['\"](?:messages|prompt|input)['\"]\s*:")
 # the start of a traceback's header or frame, of an exception
 _PROGRAM_LINE_RE = re.compile(
     r"^\s*(?:Traceback \(most recent call last\)|File \""
@@ -144,6 +148,8 @@ def _record_text(line: str) -> tuple[str, bool] | None:
 def _unescaped(line: str) -> list[str]:
     """A line whose escaped newlines hold a log, as that log's lines; a flattened traceback, cut
     again; any other line as it is."""
+    if _REQUEST_RE.search(line):
+        return [line]
     if "\\n" in line and len(line) < _MAX_DECODED and _ESCAPED_NEWLINE_RE.search(line):
         pieces = _from_literal(line) or _from_escapes(line)
         if sum(1 for p in pieces if is_program_line(p)) >= 2:

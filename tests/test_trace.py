@@ -370,7 +370,12 @@ def test_lines_that_only_look_encoded_are_read_as_written():
     body = '{"object": "error", "message": "The model `qwen` does not exist.", "code": 404}'
     windows = r"pip wrote C:\new\nvidia\notes.txt and C:\new\nightly\x.whl"
     not_a_record = '{"model": "qwen", "messages": [{"role": "user", "content": "hi\\nthere"}]}'
-    for line in (body, windows, not_a_record, "Traceback (most recent call last):"):
+    # `--log-requests` logs the prompt, which may quote a traceback: it is the user's text, not a log
+    request = ("[2025-09-02 15:32:20] Receive: obj=GenerateReqInput(rid='9f2c', text='Fix this:\\nTraceback "
+               "(most recent call last):\\n  File \"app.py\", line 3, in <module>\\nKeyError: 1\\n', stream=True)")
+    flat_prompt = ('{"model": "qwen", "prompt": "Fix this: Traceback (most recent call last): File \\"a.py\\", '
+                   'line 3, in <module> KeyError: 1"}')
+    for line in (body, windows, not_a_record, request, flat_prompt, "Traceback (most recent call last):"):
         assert list(decoded([line])) == [line]
     # an API's error body is no log record: its message is still the error
     assert analyze_lines([body]).primary.text == "The model `qwen` does not exist."
