@@ -61,6 +61,7 @@ _SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "'": "'", "\\": "\
 CARRIED = "<the log above>"
 # a logged request (`--log-requests`' `Receive: obj=GenerateReqInput(text='...')`, a client's
 # JSON body): the escaped text is the user's prompt, which may well quote a traceback, not a log
+_REQUEST_KEYS = frozenset({"messages", "prompt", "input", "text", "input_ids"})
 _REQUEST_RE = re.compile(r"\bobj=\w*(?:ReqInput|Request)\(|['\"](?:messages|prompt|input)['\"]\s*:")
 # the start of a traceback's header or frame, of an exception
 _PROGRAM_LINE_RE = re.compile(
@@ -146,16 +147,20 @@ def _record_text(line: str) -> tuple[str, bool] | None:
 
 
 def _unescaped(line: str) -> list[str]:
-    """A line whose escaped newlines hold a log, as that log's lines; a flattened traceback, cut
-    again; any other line as it is."""
-    if _REQUEST_RE.search(line):
-        return [line]
-    if "\\n" in line and len(line) < _MAX_DECODED and _ESCAPED_NEWLINE_RE.search(line):
-        pieces = _from_literal(line) or _from_escapes(line)
-        if sum(1 for p in pieces if is_program_line(p)) >= 2:
+    """A line whose escaped newlines hold a log, as that log's lines; a flattened traceback or log,
+    cut again; any other line (a logged request before its text, say) as it is."""
+    escape = _ESCAPED_NEWLINE_RE.search(line) if "\\n" in line and len(line) < _MAX_DECODED else None
+    if escape:
+        pieces = _from_literal(line)
+        if pieces is None and not _REQUEST_RE.search(line, 0, _string_start(line, escape.start())):
+            pieces = _from_escapes(line)
+        if pieces and sum(1 for p in pieces if is_program_line(p)) >= 2:
             return pieces
-    if (('File "' in line or "Traceback (most" in line) and _FLAT_TRACEBACK_RE.search(line)) or \
-            (len(line) > _FLAT_MIN and len(_STAMP_RE.findall(line)) >= _FLAT_STAMPS):
+    flat = _FLAT_TRACEBACK_RE.search(line) if 'File "' in line or "Traceback (most" in line else None
+    if flat and _REQUEST_RE.search(line, 0, flat.start()):
+        return [line]
+    if flat or (len(line) > _FLAT_MIN and len(_STAMP_RE.findall(line)) >= _FLAT_STAMPS
+                and not _REQUEST_RE.search(line)):
         return _unflattened(line)
     return [line]
 
@@ -167,6 +172,8 @@ def _from_literal(line: str) -> list[str] | None:
     start = min((i for i in (line.find("{"), line.find("[")) if i >= 0), default=-1)
     end = max(line.rfind("}"), line.rfind("]"))
     if start < 0 or end <= start:
+        return None
+    if _REQUEST_RE.search(line, 0, start):
         return None
     literal = line[start:end + 1]
     try:
@@ -184,8 +191,9 @@ def _from_literal(line: str) -> list[str] | None:
         if isinstance(v, str) and "\n" in v:
             rest.extend(v.split("\n"))
         elif isinstance(v, dict):
-            for x in v.values():
-                collect(x)
+            for key, x in v.items():
+                if key not in _REQUEST_KEYS:   # a request's prompt, not a log
+                    collect(x)
         elif isinstance(v, (list, tuple)):
             for x in v:
                 collect(x)
@@ -209,12 +217,17 @@ def _from_escapes(line: str) -> list[str]:
     """The line unescaped by hand and cut at its newlines (a literal cut short or not parseable):
     the string's lines, then its carrier, the text before the quote that opens the string; the
     end of the enclosing literal is dropped from the last piece."""
-    first = _ESCAPED_NEWLINE_RE.search(line).start()
-    opening = max(line.rfind('"', 0, first), line.rfind("'", 0, first))
+    opening = _string_start(line, _ESCAPED_NEWLINE_RE.search(line).start())
     carrier, escaped = (line[:opening], line[opening + 1:]) if opening >= 0 else ("", line)
     pieces = _ESCAPE_RE.sub(_unescape_one, escaped).split("\n")
     pieces[-1] = _LITERAL_TAIL_RE.sub("", pieces[-1])
     return [*(p.rstrip("\r") for p in pieces), *([carrier + CARRIED] if carrier.strip() else [])]
+
+
+def _string_start(line: str, escape_at: int) -> int:
+    """Where the quoted string that holds the escape at `escape_at` opens (-1: no quote before it);
+    what comes before is the string's carrier."""
+    return max(line.rfind('"', 0, escape_at), line.rfind("'", 0, escape_at))
 
 
 def _unescape_one(match: re.Match) -> str:
