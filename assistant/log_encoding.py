@@ -29,7 +29,6 @@ exception, a logger's stamped lines. Three ways a log loses that shape on its wa
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -63,10 +62,10 @@ CARRIED = "<the log above>"
 # JSON body): the escaped text is the user's prompt, which may well quote a traceback, not a log
 _REQUEST_KEYS = frozenset({"messages", "prompt", "input", "text", "input_ids"})
 _REQUEST_RE = re.compile(r"\bobj=\w*(?:ReqInput|Request)\(|['\"](?:messages|prompt|input)['\"]\s*:")
+# an exception's (dotted) class name
+_EXCEPTION_NAME = r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b"
 # the start of a traceback's header or frame, of an exception
-_PROGRAM_LINE_RE = re.compile(
-    r"^\s*(?:Traceback \(most recent call last\)|File \""
-    r"|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?)")
+_PROGRAM_LINE_RE = re.compile(rf"^\s*(?:Traceback \(most recent call last\)|File \"|{_EXCEPTION_NAME})")
 # what follows the end of an escaped string in a dict or JSON literal, perhaps cut short:
 # `', 'code': 500}`, `", "param": nu`
 _KEY_VALUE = r"""\s*,\s*["']?[\w.@-]+["']?\s*:\s*(?:"[^"]*"?|'[^']*'?|[\w.+-]*)"""
@@ -90,7 +89,7 @@ _FLAT_CUT_RE = re.compile(
 _HEADER_RE = re.compile(r"^Traceback \(most recent call last\):?")
 _FRAME_HEAD_RE = re.compile(r"^File \"[^\"]+\", line \d+(?:, in [\w<>.]+)?")
 # an exception's name and colon (or nothing after it), where a flattened frame's code ends
-_EXCEPTION_START = r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|\s*$)"
+_EXCEPTION_START = rf"{_EXCEPTION_NAME}(?::|\s*$)"
 _EXCEPTION_START_RE = re.compile(_EXCEPTION_START)
 _FLAT_EXCEPTION_RE = re.compile(rf"\s(?={_EXCEPTION_START})")
 
@@ -181,6 +180,8 @@ def _from_literal(line: str) -> list[str] | None:
     except (ValueError, RecursionError):
         if len(literal) > _MAX_PARSED:
             return None
+        import ast   # a Python literal is rare; its parser is not loaded on start-up
+
         try:
             value = ast.literal_eval(literal)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

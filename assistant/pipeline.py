@@ -6,10 +6,7 @@ verified against the retrieved sources and the flag registry before it is shown.
 
 from __future__ import annotations
 
-import importlib
 import io
-import lzma
-import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -56,10 +53,11 @@ def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000,
 
     Reads at most `max_line` bytes per line, so memory stays bounded on any input."""
     sample = stream.peek(BINARY_SAMPLE)[:BINARY_SAMPLE] if hasattr(stream, "peek") else b""
-    opener = _decompressor(sample)
-    if opener is not None:
+    codec = _decompressor(sample)
+    if codec is not None:
         # a rotated log (logrotate's and the kubelet's `.gz`, `.bz2`, `.xz`), read as it inflates
-        capped = _Capped(opener(stream), max_inflated or MAX_DECOMPRESSED)
+        opener, damaged = codec
+        capped = _Capped(opener(stream, "rb"), max_inflated or MAX_DECOMPRESSED, damaged)
         yield from lines_from_bytes(io.BufferedReader(capped), max_line)
         return
     encoding = _utf16_encoding(sample)
@@ -77,14 +75,21 @@ def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000,
 
 
 MAX_DECOMPRESSED = 4 << 30   # bytes of a compressed log read, at most
-_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
 
 
 def _decompressor(sample: bytes):
-    for magic, module in _COMPRESSED:
-        if sample.startswith(magic):
-            codec = importlib.import_module(module)
-            return lambda stream: codec.open(stream, "rb")
+    """How to open a gzip / bzip2 / xz stream and the errors a damaged one raises besides OSError
+    and EOFError, or None; each codec is imported only when a log needs it (not on start-up)."""
+    if sample.startswith(b"\x1f\x8b"):
+        import gzip
+        import zlib
+        return gzip.open, (zlib.error,)
+    if sample.startswith(b"BZh"):
+        import bz2
+        return bz2.open, ()
+    if sample.startswith(b"\xfd7zXZ\x00"):
+        import lzma
+        return lzma.open, (lzma.LZMAError,)
     return None
 
 
@@ -92,8 +97,8 @@ class _Capped(io.RawIOBase):
     """A decompressed stream that stops with a usage error past `limit` bytes (a decompression
     bomb, or a log too large to read whole: its last part is what matters)."""
 
-    def __init__(self, inner, limit: int):
-        self.inner, self.limit, self.read_so_far = inner, limit, 0
+    def __init__(self, inner, limit: int, damaged: tuple[type[BaseException], ...]):
+        self.inner, self.limit, self.damaged, self.read_so_far = inner, limit, damaged, 0
 
     def readable(self) -> bool:
         return True
@@ -101,7 +106,7 @@ class _Capped(io.RawIOBase):
     def readinto(self, buffer) -> int:
         try:
             n = self.inner.readinto(buffer)
-        except (OSError, EOFError, zlib.error, lzma.LZMAError) as exc:   # a truncated or corrupt archive
+        except (OSError, EOFError, *self.damaged) as exc:   # a truncated or corrupt archive
             raise UsageError(f"the compressed log cannot be read ({exc}): decompress it and pass the "
                              "text with --log FILE") from exc
         self.read_so_far += n

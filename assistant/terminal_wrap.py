@@ -26,7 +26,6 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 
 from assistant.log_encoding import is_program_line
-from assistant.log_prefix import PREFIX_RE
 
 MIN_WIDTH = 60            # narrower windows do not show a log
 MIN_FULL_LINES = 3        # lines exactly as wide as the window, at least
@@ -45,14 +44,10 @@ TEMPLATE_HEAD = 16
 SAMPLE_LINES = 4000       # lines read to find the width
 SAMPLE_CHARS = 4 << 20
 
-# what starts a line of its own, never the tail of a cut one
-_LINE_START_RE = re.compile(
-    r"^(?:Traceback \(most recent call last\)|\s*File \"[^\"]+\", line \d+"
-    r"|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\b:"
-    r"|During handling of the above|The above exception|\s*$"
-    # an indented line: a traceback's source line, a continued message (a cut lands on two
-    # spaces seldom)
-    r"|\s{2,}\S)")
+# what starts a line of its own besides a program's line (`is_program_line`): a chained
+# traceback's header, a warning, a blank line, an indented one (a traceback's source line, a
+# continued message: a cut lands on two spaces seldom)
+_LINE_START_RE = re.compile(r"^(?:During handling of the above|The above exception|[A-Z]\w*Warning\b:|\s*$|\s{2,}\S)")
 
 
 def window_width(lines: list[str]) -> int | None:
@@ -86,7 +81,7 @@ def _starts_a_line(line: str, head: str) -> bool:
     """The line is one of its own, not the tail of `head` (the line it would continue): it starts
     as a log line, a traceback's or exception's does, with the collector's tag `head` starts with
     (Slurm's `0:`, a tail carries no tag), or as `head` does (the next line of a template)."""
-    if _LINE_START_RE.match(line) or PREFIX_RE.match(line).end() > len(line) - len(line.lstrip()):
+    if _LINE_START_RE.match(line) or is_program_line(line):
         return True
     tag = line.split(maxsplit=1)[0] if line.strip() else ""
     return (not tag.isalnum() and head.split(maxsplit=1)[:1] == [tag]) or line[:TEMPLATE_HEAD] == head[:TEMPLATE_HEAD]
