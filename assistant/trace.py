@@ -34,7 +34,10 @@ PROGRESS_EVERY = 100_000  # lines between two progress callbacks
 
 EXCEPTION_RE = re.compile(
     # `raise Exception("...")` (80 sites in SGLang 0.5.23) prints a bare "Exception: ..."
-    r"^(?:[A-Za-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed|Failure|Fault|Timeout)|Exception)\b"
+    r"^(?:(?:[A-Za-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed|Failure|Fault|Timeout)|Exception)\b"
+    # a class named otherwise is still an exception when its module path is printed with it:
+    # `triton.runtime.errors.OutOfResources: out of resource: ...`, `torch._dynamo.exc.Unsupported: ...`
+    r"|(?:[a-z_][a-z0-9_]*\.){2,}[A-Z]\w*(?=\(|:\s|:$))"
     r"(?:\(.*\))?(?::|$)"
 )
 FATAL_RE = re.compile(
@@ -55,6 +58,16 @@ CONSEQUENCE_RE = re.compile(
     r"The above exception was the direct cause|^Possible solutions:|" + SOLUTION_STEP,
     re.I,
 )
+# bash names the signal a job died of before the job's command: `Killed` alone in the foreground,
+# `[1]+  Killed      python -m sglang.launch_server ...` for a background job, and
+# `./run.sh: line 19: 867080 Killed      python -m ...` from a script
+SHELL_JOB_STATUS_RE = re.compile(
+    r"^(?:\[\d+\][+-]?\s+|\S+: line \d+:\s+\d+\s+)?"
+    r"(Killed|Terminated|Hangup|Quit|Aborted|Segmentation fault|Bus error|Illegal instruction|"
+    r"Floating point exception)(?: \(core dumped\))?(?:(?:\s{2,}|(?<=\))\s)(\S.*))?$")
+# sent from outside (the OOM killer, a supervisor, SGLang's own teardown after a child failed):
+# they say the process was stopped, not why
+_SIGNALS_FROM_OUTSIDE = ("Killed", "Terminated", "Hangup", "Quit")
 WRAPPER_RE = re.compile(r"^(?:\w+(?:Error|Exception): )?(?:Capture cuda graph failed|Scheduler hit an exception|"
                         r"Scheduler hit an exception in \w+): (.+)$")
 QUOTE_MARK_RE = re.compile(r"^\s*(?:>\s?)+")
@@ -229,6 +242,23 @@ class _State:
     skipped_debug: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
 
 
+def _job_status(text: str, st: _State) -> bool:
+    """Read bash's report of a job killed by a signal: the signal is an error line of its own,
+    the command after it the launch command."""
+    match = SHELL_JOB_STATUS_RE.match(text)
+    if not match:
+        return False
+    command = match.group(2)
+    status = text[:match.start(2)].rstrip() if command else text
+    st.last_was_prose = False
+    st.tail.append(status)
+    _add_error(st, status, "consequence" if match.group(1) in _SIGNALS_FROM_OUTSIDE else "fatal")
+    if command and st.launch is None and SGLANG_MARKER_RE.search(command):
+        st.pending_command = command
+        _finish_command(st)
+    return True
+
+
 def _finish_command(st: _State) -> None:
     if st.pending_command and st.launch is None:
         st.launch = st.pending_command
@@ -274,6 +304,8 @@ def _feed(raw: str, st: _State) -> None:
     text_shape = shape[end:].strip()
     if end and line[:end].strip():
         st.log_lines += 1
+    if (len(text) < 40 or "  " in text or "dumped) " in text) and _job_status(text, st):
+        return
     # cheap substring tests first: the regexes behind them run on every line of a 200 MB log
     if st.launch is None and st.loose_flags is None and "--" in text and LOOSE_FLAGS_RE.match(text):
         st.loose_flags = text

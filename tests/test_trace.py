@@ -443,3 +443,44 @@ def test_an_exception_about_server_args_is_the_error_not_a_configuration_dump():
         '  File "/venv/lib/python3.10/site-packages/fastchat/serve/sglang_worker.py", line 290, in <module>',
         "TypeError: sglang.srt.server_args.ServerArgs() got multiple values for keyword argument 'log_level'"])
     assert analysis.primary.text.startswith("TypeError: sglang.srt.server_args.ServerArgs() got multiple values")
+
+
+def test_an_exception_whose_class_is_not_named_error_is_read_as_the_error_not_as_prose():
+    # Triton's `OutOfResources` ends in no Error suffix and its message reads like a sentence
+    # ("... may help."); with its module path printed it is still the exception
+    a = analyze(textwrap.dedent("""\
+        GLM-4.5-Air-FP8 with --tp-size 4; the server runs for a while and then dies:
+        triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.
+        [2025-07-29 15:06:51] Received sigquit from a child process. It usually means the child failed.
+        """))
+    assert a.primary.text.startswith("triton.runtime.errors.OutOfResources: out of resource: shared memory")
+    assert "OutOfResources" not in a.question
+    torch_compile = analyze("torch._dynamo.exc.Unsupported: call_function UserDefinedObjectVariable(Foo) [] {}")
+    assert torch_compile.primary.kind == "exception"
+    # a module path without a colon after the class is no exception
+    assert not analyze("see sglang.srt.models.Qwen2ForCausalLM for the model code").errors
+
+
+@pytest.mark.parametrize("line", [
+    "Killed",
+    "[1]+  Killed                  python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8",
+    "./run.sh: line 19: 867080 Killed                  python -m sglang.launch_server --model-path m --tp 8",
+])
+def test_a_job_bash_reports_killed_is_an_error_line_and_its_command_the_launch(line):
+    a = analyze("Loading safetensors checkpoint shards:  45% Completed | 18/40 [01:02<01:17,  3.52s/it]\n" + line)
+    assert a.primary is not None and a.primary.text.endswith("Killed")
+    assert a.primary.kind == "consequence"   # a signal from outside says the job stopped, not why
+    if "launch_server" in line:
+        assert "--tp 8" in a.environment.flags
+
+
+def test_a_job_killed_after_the_real_error_leaves_that_error_first():
+    a = analyze(textwrap.dedent("""\
+        ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes.
+        [1]+  Segmentation fault (core dumped) python3 -m sglang.launch_server --model-path m
+        ./run.sh: line 4: 12 Killed                  python -m sglang.launch_server --model-path m
+        """))
+    assert a.primary.text.startswith("ValueError: The memory capacity is unbalanced")
+    kinds = {e.text: e.kind for e in a.errors}
+    assert kinds["./run.sh: line 4: 12 Killed"] == "consequence"
+    assert kinds["Segmentation fault (core dumped)"] == "fatal"   # the job crashed itself
