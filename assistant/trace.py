@@ -68,6 +68,11 @@ SHELL_JOB_STATUS_RE = re.compile(
 # sent from outside (the OOM killer, a supervisor, SGLang's own teardown after a child failed):
 # they say the process was stopped, not why
 _SIGNALS_FROM_OUTSIDE = ("Killed", "Terminated", "Hangup", "Quit")
+# an exception the user quotes inside a sentence, in backticks or quotes or to the end of the
+# line: "I am getting `ValueError: Out of range float values are not JSON compliant`"
+QUOTED_EXCEPTION_RE = re.compile(
+    r"(?:(?<=[`\"'(\s:\u3000-\u303f\u3400-\u9fff\uff00-\uffef\u201c])|^)((?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)|Exception)(?:\([^)]*\))?: "
+    r"[^`\"”」]{8,}?)(?=[`\"”」]|\s*$)")
 WRAPPER_RE = re.compile(r"^(?:\w+(?:Error|Exception): )?(?:Capture cuda graph failed|Scheduler hit an exception|"
                         r"Scheduler hit an exception in \w+): (.+)$")
 QUOTE_MARK_RE = re.compile(r"^\s*(?:>\s?)+")
@@ -334,6 +339,9 @@ def _feed(raw: str, st: _State) -> None:
             st.prose.append(text)  # the user's own words: matched only weakly as log lines
             if len(st.templates) < MAX_TEMPLATES:
                 _remember(st, mask(text), text)
+        quoted = "Error" in text or "Exception" in text or "rror:" in text
+        for error in QUOTED_EXCEPTION_RE.findall(text) if quoted else ():
+            _add_error(st, error.rstrip(" .,;"), "exception")   # "I am getting `ValueError: ...`"
         return
     masked = _masked(text, st, text_shape)
     if masked in st.templates:

@@ -484,3 +484,23 @@ def test_a_job_killed_after_the_real_error_leaves_that_error_first():
     kinds = {e.text: e.kind for e in a.errors}
     assert kinds["./run.sh: line 4: 12 Killed"] == "consequence"
     assert kinds["Segmentation fault (core dumped)"] == "fatal"   # the job crashed itself
+
+
+@pytest.mark.parametrize("sentence, error", [
+    ("When I am trying to dump logprobs, I am getting `ValueError: Out of range float values are not JSON compliant`",
+     "ValueError: Out of range float values are not JSON compliant"),
+    ("I deploy Qwen3-235B on H20 and an \u201cRuntimeError: RMSNorm failed with error code invalid configuration "
+     "argument\u201d error occurs, any idea?", "RuntimeError: RMSNorm failed with error code invalid configuration argument"),
+    ("在jupyter中使用离线推理, 会遇到ValueError: loop argument must agree with lock",
+     "ValueError: loop argument must agree with lock"),
+])
+def test_an_exception_quoted_in_the_users_sentence_is_an_error_line(sentence, error):
+    a = analyze(sentence)
+    assert a.primary is not None and a.primary.text == error
+    assert a.primary.kind == "exception"
+    assert a.question   # the sentence itself stays the user's words
+
+
+def test_a_sentence_that_only_names_an_exception_class_quotes_no_error():
+    a = analyze("I think we should catch every ValueError in the client. Is there a way to do that?")
+    assert not [e for e in a.errors if e.kind == "exception"]
