@@ -35,7 +35,7 @@ from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
 from assistant.intent import is_question
 from assistant.origin_check import origin_agrees
 from assistant.provenance import paste_origin
-from assistant.release_range import OLDEST_RELEASE, ends_before, release_range, scope_fits
+from assistant.release_range import OLDEST_RELEASE, ends_before, of_known_releases, release_range, scope_fits
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence
@@ -148,10 +148,21 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     # ("how do I enable EAGLE?" is not about a crash entry that shares the words)
     related = (strong and (top.signature > 0 or signature_coverage(top, tokens, idf) >= QUESTION_NAMES_ERROR)
                if question else (top.signature >= SIGNATURE_OK or evidence_level >= LEAD_EVIDENCE or strong))
+    if related and not question and not strong and top.signature < SIGNATURE_OK and _out_of_scope(top, analysis):
+        related = False   # words alone, about other hardware or releases: not a plausible lead
     outcome = LEAD if related else UNKNOWN
     capped = min(confidence, 0.59 if outcome == LEAD else 0.3)
     return Decision(outcome, round(capped, 3), tuple(reasons), question,
                     tuple(sorted(specific(failing))), diagnosis=diagnosis)
+
+
+def _out_of_scope(top, analysis: Analysis | None) -> bool:
+    """The entry is about hardware, a platform, an engine or releases the paste is not from."""
+    if analysis is None or top.kind != "entry":
+        return False
+    meta = top.meta
+    return bool(scope_conflict(meta, analysis) or _version_conflict(meta, analysis.environment.sglang_version)
+                or _frames_conflict(meta, analysis) or _legacy_unshown(meta, analysis))
 
 
 def _strength(top, evidence: float) -> tuple[float, bool]:
@@ -335,12 +346,15 @@ def _legacy_unshown(meta: dict, analysis: Analysis) -> str | None:
     """An entry about releases older than every current one (SGLang 0.1.x, 2024) fits a paste
     only when the paste shows such a release: by default a user runs a current one."""
     affected = meta.get("affected")
-    if not affected or analysis.environment.sglang_version or analysis.sglang_frames:
+    if not affected or analysis.environment.sglang_version or not ends_before(affected, OLDEST_RELEASE):
         return None
-    if not ends_before(affected, OLDEST_RELEASE):
-        return None
-    return (f"This entry is about SGLang {affected}, older than every release since {OLDEST_RELEASE}; "
-            "your log does not show which release you run (`python -c 'import sglang; print(sglang.__version__)'`).")
+    if not analysis.sglang_frames:
+        return (f"This entry is about SGLang {affected}, older than every release since {OLDEST_RELEASE}; "
+                "your log does not show which release you run (`python -c 'import sglang; print(sglang.__version__)'`).")
+    if of_known_releases(analysis.sglang_frames):
+        return (f"This entry is about SGLang {affected}, older than every release since {OLDEST_RELEASE}; "
+                f"the SGLang code in your traceback is that of {OLDEST_RELEASE} or later.")
+    return None
 
 
 def _mentions_hardware(analysis: Analysis, wanted) -> bool:

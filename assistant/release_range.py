@@ -113,6 +113,25 @@ def dated_environment(analysis):
     return replace(env, sglang_releases=releases.describe()) if releases else env
 
 
+def of_known_releases(frames: tuple[tuple[str, str], ...], path: Path = DEFAULT_PATH) -> bool:
+    """Whether every SGLang frame whose module the registry knows names a function that module has
+    in some release it holds (0.4.0 on), and at least one does: such a traceback reads as one of
+    those releases. A frame of a module or function gone before 0.4.0 says the paste may be older."""
+    table = _Table.load(path)
+    if table is None:
+        return False
+    known = False
+    for file, function in frames:
+        module = module_of(file)
+        record = table.modules.get(module) if module else None
+        if record is None:
+            continue
+        if function not in _module_functions(record)[1]:
+            return False
+        known = True
+    return known
+
+
 @dataclass(frozen=True)
 class _Table:
     releases: tuple[str, ...]

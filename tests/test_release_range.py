@@ -92,3 +92,41 @@ def test_an_entry_about_old_releases_is_no_fix_for_a_modern_traceback(assistant)
 
     text = render_text(assistant.answer(MODERN_SAMPLING_NAN))
     assert "SGLang 0.5.10 or later (by the files in your traceback)" in text
+
+
+def test_frames_of_known_releases_tell_a_current_traceback_from_an_old_one():
+    from assistant.release_range import of_known_releases
+
+    current = (("/x/sglang/srt/managers/scheduler.py", "event_loop_normal"),
+               ("/x/sglang/srt/managers/schedule_batch.py", "prepare_for_extend"))
+    assert of_known_releases(current)
+    # the router/model_rpc modules of 0.1.x are gone from every release the registry holds
+    old = (("/sglang/python/sglang/srt/managers/router/model_rpc.py", "forward_step"),)
+    assert not of_known_releases(old)
+    # a known module with a function it never had in 0.4.0+ may be older code
+    assert not of_known_releases(current + (("/x/sglang/srt/managers/scheduler.py", "no_such_fn"),))
+    assert not of_known_releases(())
+
+
+OPEN_BELOW_TRACEBACK = """\
+[2025-04-23 21:31:41 TP2] Scheduler hit an exception: Traceback (most recent call last):
+  File "/env/lib/python3.10/site-packages/sglang/srt/managers/scheduler.py", line 618, in event_loop_normal
+    batch = self.get_next_batch_to_run()
+  File "/env/lib/python3.10/site-packages/sglang/srt/managers/schedule_batch.py", line 1138, in prepare_for_extend
+    write_req_to_token_pool_triton[(bs,)](
+  File "/env/lib/python3.10/site-packages/triton/runtime/jit.py", line 345, in <lambda>
+    return lambda *args, **kwargs: self.run(grid=grid, warmup=False, *args, **kwargs)
+"""
+
+
+@pytest.mark.slow
+def test_an_entry_about_pre_0_4_releases_is_no_lead_for_a_traceback_of_current_code(assistant):
+    # the frames exist in 0.4.0 (so the registry cannot rule out an older release), but a
+    # traceback of code every current release has is read as a current one, as a paste with no
+    # version is: an entry about 0.2.x, matched by words alone, is not pointed at
+    retrieval = assistant.retrieve(OPEN_BELOW_TRACEBACK.splitlines())
+    legacy = [h for h in retrieval.hits if (h.meta.get("affected") or "").startswith("<0.")]
+    if retrieval.hits[0] in legacy:
+        assert retrieval.outcome == "unknown"
+        assert any("older than every release since 0.4.0" in r and "0.4.0 or later" in r
+                   for r in retrieval.decision.reasons)
