@@ -732,3 +732,16 @@ def test_a_log_from_journald_compose_kubectl_or_torchrun_gets_the_plain_logs_ans
     plain = shown(log)
     assert plain[2] == error and plain[4]   # the releases that have these frames
     assert shown([prefix + line for line in log]) == plain
+
+
+@pytest.mark.parametrize("killed", [
+    "Killed",
+    "[1]+  Killed                  python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8",
+])
+def test_a_job_the_shell_reports_killed_while_loading_points_at_host_memory(assistant, killed):
+    # bash's `Killed` is SIGKILL from outside: during weight loading, most often the OOM killer;
+    # it can also be SGLang's own teardown, so it is a lead to confirm, not the fix
+    paste = ["Loading safetensors checkpoint shards:  45% Completed | 18/40 [01:02<01:17,  3.52s/it]", killed]
+    retrieval = assistant.retrieve(paste)
+    assert retrieval.hits[0].unit_id == "host-oom-killed-during-load"
+    assert retrieval.outcome == "lead"
