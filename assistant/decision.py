@@ -348,12 +348,11 @@ def _legacy_unshown(meta: dict, analysis: Analysis) -> str | None:
     affected = meta.get("affected")
     if not affected or analysis.environment.sglang_version or not ends_before(affected, OLDEST_RELEASE):
         return None
+    about = f"This entry is about SGLang {affected}, older than every release since {OLDEST_RELEASE}; "
     if not analysis.sglang_frames:
-        return (f"This entry is about SGLang {affected}, older than every release since {OLDEST_RELEASE}; "
-                "your log does not show which release you run (`python -c 'import sglang; print(sglang.__version__)'`).")
-    if of_known_releases(analysis.sglang_frames):
-        return (f"This entry is about SGLang {affected}, older than every release since {OLDEST_RELEASE}; "
-                f"the SGLang code in your traceback is that of {OLDEST_RELEASE} or later.")
+        return about + "your log does not show which release you run (`python -c 'import sglang; print(sglang.__version__)'`)."
+    if of_known_releases(analysis.sglang_frames):   # code every current release has: read as current
+        return about + f"the SGLang code in your traceback is that of {OLDEST_RELEASE} or later."
     return None
 
 

@@ -72,7 +72,7 @@ _SIGNALS_FROM_OUTSIDE = ("Killed", "Terminated", "Hangup", "Quit")
 # line: "I am getting `ValueError: Out of range float values are not JSON compliant`"
 QUOTED_EXCEPTION_RE = re.compile(
     r"(?:(?<=[`\"'(\s:\u3000-\u303f\u3400-\u9fff\uff00-\uffef\u201c])|^)((?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)|Exception)(?:\([^)]*\))?: "
-    r"[^`\"”」]{8,}?)(?=[`\"”」]|\s*$)")
+    r"[^`\"\u201d\u300d]{8,}?)(?=[`\"\u201d\u300d]|\s*$)")
 WRAPPER_RE = re.compile(r"^(?:\w+(?:Error|Exception): )?(?:Capture cuda graph failed|Scheduler hit an exception|"
                         r"Scheduler hit an exception in \w+): (.+)$")
 QUOTE_MARK_RE = re.compile(r"^\s*(?:>\s?)+")
@@ -339,8 +339,7 @@ def _feed(raw: str, st: _State) -> None:
             st.prose.append(text)  # the user's own words: matched only weakly as log lines
             if len(st.templates) < MAX_TEMPLATES:
                 _remember(st, mask(text), text)
-        quoted = "Error" in text or "Exception" in text or "rror:" in text
-        for error in QUOTED_EXCEPTION_RE.findall(text) if quoted else ():
+        for error in QUOTED_EXCEPTION_RE.findall(text) if "Error" in text or "Exception" in text else ():
             _add_error(st, error.rstrip(" .,;"), "exception")   # "I am getting `ValueError: ...`"
         return
     masked = _masked(text, st, text_shape)
