@@ -233,7 +233,10 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
     if not _explains_root_specifically(top, analysis):
         # (an entry with no error lines, a hang say, is matched by its symptoms alone)
         if top.signature < SIGNATURE_OK and top.meta.get("signatures") and _has_log(analysis):
-            reasons.append("None of this entry's error lines occurs in your log.")
+            seen = _matched_signatures(top)
+            reasons.append(f"Its error line {_short(seen[0])} is in your paste, but not as the error that "
+                           "stopped it (it is in your own words, or away from the failure)." if seen
+                           else "None of this entry's error lines occurs in your log.")
         reasons += _root_unexplained(top, analysis)
         about = entry_components(meta)
         if (top.signature >= SIGNATURE_OK and not _specific_signatures(top)

@@ -745,3 +745,21 @@ def test_a_job_the_shell_reports_killed_while_loading_points_at_host_memory(assi
     retrieval = assistant.retrieve(paste)
     assert retrieval.hits[0].unit_id == "host-oom-killed-during-load"
     assert retrieval.outcome == "lead"
+
+
+QUOTED_IN_A_SENTENCE = """\
+The latest docker image fails with `Failed to find C compiler` error, I am assuming due to the switch from devel to runtime images.
+[2025-03-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1800, in run_scheduler_process
+    scheduler.event_loop_overlap()
+"""
+
+
+def test_a_lead_whose_line_is_in_the_paste_says_so_instead_of_denying_it(assistant):
+    # the user quotes the entry's line in a sentence above a traceback cut before its exception:
+    # the line is there, only not as the error that stopped the server
+    retrieval = assistant.retrieve(QUOTED_IN_A_SENTENCE.splitlines())
+    assert retrieval.hits[0].unit_id == "triton-launcher-build-failed" and retrieval.outcome == "lead"
+    reasons = " ".join(retrieval.decision.reasons)
+    assert "None of this entry's error lines occurs" not in reasons
+    assert "`Failed to find C compiler` is in your paste, but not as the error that stopped it" in reasons
