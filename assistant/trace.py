@@ -555,7 +555,12 @@ def _looks_like_prose(text: str) -> bool:
     if len(words) < 5 or re.search(r"[=\[\]{}<>|\\]{2,}|^\s*(?:at |File \")", text):
         return False
     plain = sum(1 for w in words if re.fullmatch(r"[A-Za-z(][a-z'\-]*[,.;:?!)]?", w))
-    return plain / len(words) >= 0.6 and bool(_CONVERSATION_RE.search(text))
+    if plain / len(words) < 0.6:
+        return False
+    if "Error" in text or "Exception" in text:
+        # words inside a program's message ("Decode instance could be dead") are not the user's
+        text = QUOTED_EXCEPTION_RE.sub(" ", text)
+    return bool(_CONVERSATION_RE.search(text))
 
 
 def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | None = None) -> Analysis:

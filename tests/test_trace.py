@@ -504,3 +504,15 @@ def test_an_exception_quoted_in_the_users_sentence_is_an_error_line(sentence, er
 def test_a_sentence_that_only_names_an_exception_class_quotes_no_error():
     a = analyze("I think we should catch every ValueError in the client. Is there a way to do that?")
     assert not [e for e in a.errors if e.kind == "exception"]
+
+
+def test_a_log_line_whose_only_talking_words_are_in_its_exception_is_not_prose():
+    # "could" and "might" belong to the program's message, not to the user
+    line = ("Decode transfer failed for request rank=0 with exception KVTransferError: Failed to get "
+            "kvcache from prefill instance, it might be dead")
+    a = analyze(line)
+    assert not a.prose_lines
+    assert a.errors and a.errors[0].text == line
+    # a sentence of the user's that quotes the same exception stays theirs
+    said = analyze("Could anyone help? I keep getting `KVTransferError: Failed to get kvcache from prefill instance`")
+    assert said.prose_lines
