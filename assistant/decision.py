@@ -148,21 +148,13 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     # ("how do I enable EAGLE?" is not about a crash entry that shares the words)
     related = (strong and (top.signature > 0 or signature_coverage(top, tokens, idf) >= QUESTION_NAMES_ERROR)
                if question else (top.signature >= SIGNATURE_OK or evidence_level >= LEAD_EVIDENCE or strong))
-    if related and not question and not strong and top.signature < SIGNATURE_OK and _out_of_scope(top, analysis):
+    if (related and not question and not strong and top.signature < SIGNATURE_OK and analysis is not None
+            and top.kind == "entry" and _scope_notes(top.meta, analysis)):
         related = False   # words alone, about other hardware or releases: not a plausible lead
     outcome = LEAD if related else UNKNOWN
     capped = min(confidence, 0.59 if outcome == LEAD else 0.3)
     return Decision(outcome, round(capped, 3), tuple(reasons), question,
                     tuple(sorted(specific(failing))), diagnosis=diagnosis)
-
-
-def _out_of_scope(top, analysis: Analysis | None) -> bool:
-    """The entry is about hardware, a platform, an engine or releases the paste is not from."""
-    if analysis is None or top.kind != "entry":
-        return False
-    meta = top.meta
-    return bool(scope_conflict(meta, analysis) or _version_conflict(meta, analysis.environment.sglang_version)
-                or _frames_conflict(meta, analysis) or _legacy_unshown(meta, analysis))
 
 
 def _strength(top, evidence: float) -> tuple[float, bool]:
@@ -259,14 +251,15 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
         if outside:
             reasons.append(f"Your error arises in {_names(outside)}, which this entry is not about"
                            + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
-    hardware = scope_conflict(meta, analysis)
-    if hardware:
-        reasons.append(hardware)
+    reasons += _scope_notes(meta, analysis)
+    return reasons
+
+
+def _scope_notes(meta: dict, analysis: Analysis) -> list[str]:
+    """The entry is about hardware, a platform, an engine or releases the paste is not from."""
     version_note = (_version_conflict(meta, analysis.environment.sglang_version)
                     or _frames_conflict(meta, analysis) or _legacy_unshown(meta, analysis))
-    if version_note:
-        reasons.append(version_note)
-    return reasons
+    return [note for note in (scope_conflict(meta, analysis), version_note) if note]
 
 
 def hardware_conflict(meta: dict, analysis: Analysis) -> str | None:

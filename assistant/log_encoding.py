@@ -63,9 +63,9 @@ CARRIED = "<the log above>"
 _REQUEST_KEYS = frozenset({"messages", "prompt", "input", "text", "input_ids"})
 _REQUEST_RE = re.compile(r"\bobj=\w*(?:ReqInput|Request)\(|['\"](?:messages|prompt|input)['\"]\s*:")
 # an exception's (dotted) class name
-_EXCEPTION_NAME = r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b"
+EXCEPTION_NAME = r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b"
 # the start of a traceback's header or frame, of an exception
-_PROGRAM_LINE_RE = re.compile(rf"^\s*(?:Traceback \(most recent call last\)|File \"|{_EXCEPTION_NAME})")
+_PROGRAM_LINE_RE = re.compile(rf"^\s*(?:Traceback \(most recent call last\)|File \"|{EXCEPTION_NAME})")
 # what follows the end of an escaped string in a dict or JSON literal, perhaps cut short:
 # `', 'code': 500}`, `", "param": nu`
 _KEY_VALUE = r"""\s*,\s*["']?[\w.@-]+["']?\s*:\s*(?:"[^"]*"?|'[^']*'?|[\w.+-]*)"""
@@ -89,7 +89,7 @@ _FLAT_CUT_RE = re.compile(
 _HEADER_RE = re.compile(r"^Traceback \(most recent call last\):?")
 _FRAME_HEAD_RE = re.compile(r"^File \"[^\"]+\", line \d+(?:, in [\w<>.]+)?")
 # an exception's name and colon (or nothing after it), where a flattened frame's code ends
-_EXCEPTION_START = rf"{_EXCEPTION_NAME}(?::|\s*$)"
+_EXCEPTION_START = rf"{EXCEPTION_NAME}(?::|\s*$)"
 _EXCEPTION_START_RE = re.compile(_EXCEPTION_START)
 _FLAT_EXCEPTION_RE = re.compile(rf"\s(?={_EXCEPTION_START})")
 

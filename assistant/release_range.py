@@ -118,18 +118,18 @@ def of_known_releases(frames: tuple[tuple[str, str], ...], path: Path = DEFAULT_
     in some release it holds (0.4.0 on), and at least one does: such a traceback reads as one of
     those releases. A frame of a module or function gone before 0.4.0 says the paste may be older."""
     table = _Table.load(path)
-    if table is None:
-        return False
-    known = False
+    known = list(_known_frames(table, frames)) if table is not None else []
+    return bool(known) and all(function in functions for _, function, _, functions in known)
+
+
+def _known_frames(table: "_Table", frames):
+    """(module, function, the module's releases, its functions' releases) for each frame whose
+    module the registry holds."""
     for file, function in frames:
         module = module_of(file)
         record = table.modules.get(module) if module else None
-        if record is None:
-            continue
-        if function not in _module_functions(record)[1]:
-            return False
-        known = True
-    return known
+        if record is not None:
+            yield (module, function, *_module_functions(record))
 
 
 @dataclass(frozen=True)
@@ -178,12 +178,7 @@ def release_range(frames: tuple[tuple[str, str], ...], path: Path = DEFAULT_PATH
     everything = frozenset(range(len(table.releases)))
     agreed = everything
     evidence: list[str] = []
-    for file, function in frames:
-        module = module_of(file)
-        record = table.modules.get(module) if module else None
-        if record is None:
-            continue
-        span, functions = _module_functions(record)
+    for module, function, span, functions in _known_frames(table, frames):
         releases = parse_ranges(span)
         if function in functions:
             releases &= parse_ranges(functions[function])

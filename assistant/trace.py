@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from assistant.commands import SGLANG_MARKER_RE
 from assistant.environment import Environment, EnvironmentReader
 from assistant.generic_lines import SOLUTION_STEP
-from assistant.log_encoding import CARRIED, decoded
+from assistant.log_encoding import CARRIED, EXCEPTION_NAME, decoded
 from assistant.log_prefix import PREFIX_RE
 from assistant.system_messages import in_c_locale
 from assistant.terminal_wrap import unwrapped
@@ -71,7 +71,7 @@ _SIGNALS_FROM_OUTSIDE = ("Killed", "Terminated", "Hangup", "Quit")
 # an exception the user quotes inside a sentence, in backticks or quotes or to the end of the
 # line: "I am getting `ValueError: Out of range float values are not JSON compliant`"
 QUOTED_EXCEPTION_RE = re.compile(
-    r"(?:(?<=[`\"'(\s:\u3000-\u303f\u3400-\u9fff\uff00-\uffef\u201c])|^)((?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)|Exception)(?:\([^)]*\))?: "
+    rf"(?:(?<=[`\"'(\s:\u3000-\u303f\u3400-\u9fff\uff00-\uffef\u201c])|^)((?:{EXCEPTION_NAME}|Exception)(?:\([^)]*\))?: "
     r"[^`\"\u201d\u300d]{8,}?)(?=[`\"\u201d\u300d]|\s*$)")
 WRAPPER_RE = re.compile(r"^(?:\w+(?:Error|Exception): )?(?:Capture cuda graph failed|Scheduler hit an exception|"
                         r"Scheduler hit an exception in \w+): (.+)$")
@@ -259,8 +259,7 @@ def _job_status(text: str, st: _State) -> bool:
     st.tail.append(status)
     _add_error(st, status, "consequence" if match.group(1) in _SIGNALS_FROM_OUTSIDE else "fatal")
     if command and st.launch is None and SGLANG_MARKER_RE.search(command):
-        st.pending_command = command
-        _finish_command(st)
+        st.launch = command
     return True
 
 
