@@ -24,7 +24,13 @@ exception, a logger's stamped lines. Three ways a log loses that shape on its wa
   one line is cut again before each frame and before the exception after the last frame; a long
   line holding three or more logger time stamps, before each stamp.
 
-`decoded(lines)` is a generator: a 200 MB log is read as it streams, one line at a time.
+A log copied out of a rendered page or a chat (a web UI, Slack, Feishu, WeChat, a wiki) often
+keeps its words but not its spaces: runs of them, or all of them, come as no-break spaces, and
+zero-width characters ride along. `plain_spaces(lines)` makes them plain spaces again (and drops
+the zero-width ones), so that `File "..."` and the error lines read as the program printed them.
+
+`decoded(lines)` and `plain_spaces(lines)` are generators: a 200 MB log is read as it streams,
+one line at a time.
 """
 
 from __future__ import annotations
@@ -92,6 +98,18 @@ _FRAME_HEAD_RE = re.compile(r"^File \"[^\"]+\", line \d+(?:, in [\w<>.]+)?")
 _EXCEPTION_START = rf"{EXCEPTION_NAME}(?::|\s*$)"
 _EXCEPTION_START_RE = re.compile(_EXCEPTION_START)
 _FLAT_EXCEPTION_RE = re.compile(rf"\s(?={_EXCEPTION_START})")
+
+
+# no-break, figure, narrow and the typographic spaces, the ideographic space; zero-width ones and
+# the byte-order mark (a paste that began a file) are dropped
+_SPACES = {**{cp: " " for cp in (0x00A0, 0x2007, 0x202F, 0x3000, *range(0x2000, 0x200B))},
+           **{cp: None for cp in (0x200B, 0x2060, 0xFEFF)}}
+
+
+def plain_spaces(lines: Iterable[str]) -> Iterator[str]:
+    """The lines with every kind of space a page or a chat puts for a space made a plain one."""
+    for line in lines:
+        yield line if line.isascii() else line.translate(_SPACES)
 
 
 def decoded(lines: Iterable[str]) -> Iterator[str]:

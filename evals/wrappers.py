@@ -4,7 +4,8 @@ Operators paste what their tooling shows: `journalctl -u sglang`, `docker compos
 `kubectl logs --timestamps`, a Kubernetes node's log file, a torchrun or Ray job's output. Each
 puts its own prefix before every line. Others hand over the log encoded: Docker's `json-file`
 log, `journalctl -o json`, an HTTP error body or a Python repr that carries the traceback as one
-escaped string, or a traceback whose line breaks a web form turned into spaces. This re-asks every
+escaped string, a traceback whose line breaks a web form turned into spaces, or one copied out of
+a rendered page or a chat whose spaces came as no-break spaces. This re-asks every
 eval case with its log (from the first line that is plainly program output, a time-stamped line,
 a traceback or an exception, to the last such line; the user's words around it stay as written)
 collected each such way, and counts the cases whose outcome and first entry stay what they were,
@@ -110,6 +111,8 @@ ENCODINGS = {
     "Python repr of an error": _python_repr,
     "line breaks lost": lambda lines: [" ".join(line.strip() for line in lines if line.strip())]
     if len(lines) > 1 else lines,
+    # copied out of a rendered page or a chat app (a web UI, Slack, Feishu, a wiki)
+    "no-break spaces": lambda lines: [line.replace(" ", "\u00a0") for line in lines],
 }
 
 

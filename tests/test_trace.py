@@ -312,6 +312,49 @@ def test_a_cut_far_into_a_long_log_is_joined_with_the_width_read_at_its_start(mo
     assert analyze_lines(log).frames == analyze_lines(PLAIN_CRASH).frames
 
 
+@pytest.mark.parametrize("copy", [
+    lambda line: line.replace(" ", "\u00a0"),                  # every space a no-break space
+    lambda line: line.replace("  ", "\u00a0 "),                # indentation only, as HTML keeps it
+    lambda line: "\ufeff" + line.replace("Error", "Err\u200bor").replace(" ", "\u3000", 1),
+], ids=["nbsp", "nbsp-indent", "zero-width-and-ideographic"])
+def test_a_log_copied_from_a_page_or_a_chat_reads_as_the_plain_one(copy):
+    plain, copied = analyze_lines(LONG_CRASH), analyze_lines([copy(line) for line in LONG_CRASH])
+    assert copied.primary.text == plain.primary.text
+    assert copied.frames == plain.frames == ("run_scheduler_process", "init_memory_pool")
+
+
+GDN_ASSERT = ("AssertionError: triton or trtllm_mha backend are the only supported backends on Blackwell "
+              "GPUs for hybrid GDN models, use --attention-backend triton or --attention-backend "
+              "trtllm_mha to specify the backend.")
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_an_error_line_cut_at_a_default_terminal_width_is_joined_when_it_is_the_only_cut(width):
+    # the user's own sentence is longer than the window (typed, not copied); only the exception was cut
+    paste = ["Qwen3-Next-80B on four B200 dies at startup with --attention-backend flashinfer, while the "
+             "same launch works on H100. Which backend should I use?", "",
+             "Traceback (most recent call last):",
+             '  File "sglang/srt/model_executor/model_runner.py", line 1702, in init_attention_backend',
+             "    assert self.server_args.attention_backend in (",
+             *(GDN_ASSERT[i:i + width] for i in range(0, len(GDN_ASSERT), width))]
+    assert sum(len(line) == width for line in paste) <= 2
+    assert analyze_lines(paste).primary.text == GDN_ASSERT
+
+
+@pytest.mark.parametrize("head", [
+    "[HiCache] The output turns to garbage once L3 pages are read back from Mooncake!",   # an issue's title
+    "[2025-11-02 10:12:01 TP0] Load weight end. type=Glm4MoeForCausalLM, mem=19.62 GB",
+])
+def test_a_line_as_wide_as_a_terminal_is_not_joined_with_a_longer_line_after_it(head):
+    from assistant.terminal_wrap import unwrapped
+
+    assert len(head) == 80
+    issue = [head, "With HiCache and the Mooncake storage backend, answers are fine until the cache is "
+                   "loaded from L3; from then on they mix random tokens, broken code and special characters.",
+             "[2025-11-02 10:12:02 TP0] Prefill batch. #new-seq: 1, #new-token: 8192"]
+    assert list(unwrapped(issue)) == issue
+
+
 def test_lines_of_one_length_that_were_not_cut_stay_apart():
     from assistant.terminal_wrap import unwrapped
 
