@@ -52,7 +52,8 @@ OTHER_SOFTWARE_RE = re.compile(
 # "没有用 sglang" / "not using sglang": a mention that says the paste is NOT from SGLang
 NEGATED_SGLANG_RE = re.compile(r"(?:没有用|没用|不是|并非|没有使用|not using|not|without|no|isn't|wasn't)\s*(?:the\s+)?sglang", re.I)
 USER_NAME_RE = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*|\b(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]\b")
-SGLANG_HINT_RE = re.compile(r"sglang|sgl[_-]kernel|launch_server|/srt/|\bSGLANG_|\bSGL_|\[TP\d+|\bTP\d+\]|"
+# `sgl.Runtime(`, `sgl.gen(`: the frontend API, imported as `import sglang as sgl`
+SGLANG_HINT_RE = re.compile(r"sglang|sgl[_-]kernel|\bsgl\.[A-Za-z_]|launch_server|/srt/|\bSGLANG_|\bSGL_|\[TP\d+|\bTP\d+\]|"
                             r"Scheduler hit an exception|DataParallelController|detokenizer", re.I)
 HARDWARE_HINTS = [
     ("musa", re.compile(r"\bMUSA\b|mtgpu|\bMTT\b|\bmccl\b|mtshmem|mt_peermem|Moore Threads|摩尔线程", re.I)),

@@ -152,6 +152,17 @@ def test_a_mini_sglang_paste_is_not_answered_with_an_sglang_fix(assistant):
     assert assistant.retrieve(sglang.splitlines()).outcome == "fix"
 
 
+def test_sglangs_frontend_api_marks_the_paste_as_sglangs(assistant):
+    # `import sglang as sgl`: an old release's vLLM import failing under sgl.Runtime is SGLang's problem
+    error = ("ImportError: cannot import name '_set_default_torch_dtype' from 'vllm.model_executor.model_loader' "
+             "(/usr/local/lib/python3.10/dist-packages/vllm/model_executor/model_loader/__init__.py)")
+    paste = f'I start the engine from Python with `rt = sgl.Runtime(model_path="/models/llama-2-7b")` and it fails:\n{error}'
+    retrieval = assistant.retrieve(paste.splitlines())
+    assert retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "vllm-dependency-missing-or-mismatched"
+    # the bare vLLM error alone could be vLLM's own
+    assert any("other software" in reason for reason in assistant.retrieve([error]).decision.reasons)
+
+
 def test_a_wrapped_kernel_error_is_not_the_memory_fix(assistant):
     retrieval = assistant.retrieve(MXFP4_CAPTURE.splitlines())
     assert retrieval.outcome != "fix"
