@@ -1,5 +1,6 @@
 """Control characters and terminal escape sequences out of text before it reaches a terminal,
-Slack or the web page: the one function render and every surface use.
+Slack or the web page: the one function render and every surface use (and the trace reader, for
+a coloured log's lines).
 
 A paste, a log, an issue or the model's output can carry sequences a terminal obeys: set the
 window title (OSC 0/2), write the clipboard (OSC 52), hyperlinks (OSC 8), clear the screen, move

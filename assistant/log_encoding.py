@@ -24,12 +24,16 @@ exception, a logger's stamped lines. Three ways a log loses that shape on its wa
   one line is cut again before each frame and before the exception after the last frame; a long
   line holding three or more logger time stamps, before each stamp.
 
-A log copied out of a rendered page or a chat (a web UI, Slack, Feishu, WeChat, a wiki) often
-keeps its words but not its spaces: runs of them, or all of them, come as no-break spaces, and
-zero-width characters ride along. `plain_spaces(lines)` makes them plain spaces again (and drops
-the zero-width ones), so that `File "..."` and the error lines read as the program printed them.
+Two carriers add characters of their own, which `plain_text(lines)` takes out again so that
+`File "..."` and the error lines read as the program printed them:
+- a log copied out of a rendered page or a chat (a web UI, Slack, Feishu, WeChat, a wiki) often
+  keeps its words but not its spaces: runs of them, or all of them, come as no-break spaces, and
+  zero-width characters ride along;
+- a coloured log (a logger writing to a terminal, `docker logs` of a container started with `-t`,
+  `script`) carries escape sequences around its words, `\x1b[31mRuntimeError\x1b[0m`, or their
+  remains once a web form dropped the escape character (`[31mRuntimeError[0m`).
 
-`decoded(lines)` and `plain_spaces(lines)` are generators: a 200 MB log is read as it streams,
+`decoded(lines)` and `plain_text(lines)` are generators: a 200 MB log is read as it streams,
 one line at a time.
 """
 
@@ -39,6 +43,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 
+from assistant.control_chars import neutralize
 from assistant.log_prefix import PREFIX_RE
 
 # the field that holds a record's message, by the shipper that writes it (first present wins)
@@ -106,9 +111,19 @@ _SPACES = {**{cp: " " for cp in (0x00A0, 0x2007, 0x202F, 0x3000, *range(0x2000, 
            **{cp: None for cp in (0x200B, 0x2060, 0xFEFF)}}
 
 
-def plain_spaces(lines: Iterable[str]) -> Iterator[str]:
-    """The lines with every kind of space a page or a chat puts for a space made a plain one."""
+# a colour code whose escape character was lost; it counts only on a line that also resets the
+# colour (`[0m`, `[m`), as every coloured line does; a `[5m]` in a message, `[mooncake]`, stay
+_BARE_SGR_RE = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*m(?!\])|m(?![\w\]-]))")
+
+
+def plain_text(lines: Iterable[str]) -> Iterator[str]:
+    """The lines without the escape sequences a terminal's colours leave and with every kind of
+    space a page or a chat puts for a space made a plain one."""
     for line in lines:
+        if "\x1b" in line or "\x9b" in line:
+            line = neutralize(line)
+        elif "[0m" in line or "[m" in line:
+            line = _BARE_SGR_RE.sub("", line)
         yield line if line.isascii() else line.translate(_SPACES)
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from assistant.commands import SGLANG_MARKER_RE
 from assistant.environment import Environment, EnvironmentReader
 from assistant.generic_lines import SOLUTION_STEP
-from assistant.log_encoding import CARRIED, EXCEPTION_NAME, decoded, plain_spaces
+from assistant.log_encoding import CARRIED, EXCEPTION_NAME, decoded, plain_text
 from assistant.log_prefix import PREFIX_RE
 from assistant.system_messages import in_c_locale
 from assistant.terminal_wrap import unwrapped
@@ -569,7 +569,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
     decides what to show (this module prints nothing)."""
     st = _State()
     # cut at a terminal's width, JSON records, escaped or flattened: back to the program's lines
-    lines = decoded(unwrapped(plain_spaces(lines)))
+    lines = decoded(unwrapped(plain_text(lines)))
     if progress is None:
         for raw in lines:
             _feed(raw, st)

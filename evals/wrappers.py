@@ -4,8 +4,8 @@ Operators paste what their tooling shows: `journalctl -u sglang`, `docker compos
 `kubectl logs --timestamps`, a Kubernetes node's log file, a torchrun or Ray job's output. Each
 puts its own prefix before every line. Others hand over the log encoded: Docker's `json-file`
 log, `journalctl -o json`, an HTTP error body or a Python repr that carries the traceback as one
-escaped string, a traceback whose line breaks a web form turned into spaces, or one copied out of
-a rendered page or a chat whose spaces came as no-break spaces. This re-asks every
+escaped string, a traceback whose line breaks a web form turned into spaces, one copied out of
+a rendered page or a chat whose spaces came as no-break spaces, or one in a terminal's colours. This re-asks every
 eval case with its log (from the first line that is plainly program output, a time-stamped line,
 a traceback or an exception, to the last such line; the user's words around it stay as written)
 collected each such way, and counts the cases whose outcome and first entry stay what they were,
@@ -97,6 +97,25 @@ def _ipython(lines: list[str]) -> list[str]:
     return out
 
 
+_EXCEPTION_LINE = re.compile(r"^((?:\w+\.)*[A-Z]\w*(?:Error|Exception))(: .*)?$")
+_STAMP = re.compile(r"^(\[[^\]]*\d[^\]]*\])")
+
+
+def _coloured(line: str) -> str:
+    """The line as Python 3.13 prints a traceback to a terminal (frames' file, number and function,
+    the exception's name and message in colour) and a coloured logger its time stamp."""
+    frame = _FRAME.match(line)
+    if frame:
+        indent, path, number, function = frame.groups()
+        return (f'{indent}File "\x1b[35m{path}\x1b[0m", line \x1b[35m{number}\x1b[0m, '
+                f"in \x1b[35m{function}\x1b[0m")
+    exception = _EXCEPTION_LINE.match(line)
+    if exception:
+        message = exception.group(2) or ""
+        return f"\x1b[1;35m{exception.group(1)}\x1b[0m" + (f": \x1b[35m{message[2:]}\x1b[0m" if message else "")
+    return _STAMP.sub(lambda m: f"\x1b[32m{m.group(1)}\x1b[0m", line)
+
+
 # the whole log block re-encoded, as tools that do not print line by line hand it over
 ENCODINGS = {
     "Jupyter / IPython": lambda lines: _ipython(lines) if any(map(_FRAME.match, lines)) else lines,
@@ -113,6 +132,9 @@ ENCODINGS = {
     if len(lines) > 1 else lines,
     # copied out of a rendered page or a chat app (a web UI, Slack, Feishu, a wiki)
     "no-break spaces": lambda lines: [line.replace(" ", "\u00a0") for line in lines],
+    # a terminal's colours kept (`docker logs` of a container started with -t, `script`)
+    "colours kept": lambda lines: [_coloured(line) for line in lines],
+    "colours, escape lost": lambda lines: [_coloured(line).replace("\x1b", "") for line in lines],
 }
 
 

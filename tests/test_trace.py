@@ -1,6 +1,7 @@
 """Trace analysis: the error that matters, masking, and what the user is running."""
 
 import json
+import re
 import textwrap
 
 import pytest
@@ -312,12 +313,20 @@ def test_a_cut_far_into_a_long_log_is_joined_with_the_width_read_at_its_start(mo
     assert analyze_lines(log).frames == analyze_lines(PLAIN_CRASH).frames
 
 
+# what a terminal shows in colour: a logger's stamp, a frame's file, the exception's name
+COLOURED = re.compile(r'^\[[^]]+\]|RuntimeError(?=:)|(?<=File ")[^"]+')
+
+
 @pytest.mark.parametrize("copy", [
     lambda line: line.replace(" ", "\u00a0"),                  # every space a no-break space
     lambda line: line.replace("  ", "\u00a0 "),                # indentation only, as HTML keeps it
     lambda line: "\ufeff" + line.replace("Error", "Err\u200bor").replace(" ", "\u3000", 1),
-], ids=["nbsp", "nbsp-indent", "zero-width-and-ideographic"])
-def test_a_log_copied_from_a_page_or_a_chat_reads_as_the_plain_one(copy):
+    # Python 3.13's coloured traceback and a coloured logger's stamp, then the same once a web form
+    # dropped the escape character
+    lambda line: COLOURED.sub(lambda m: f"\x1b[1;35m{m.group(0)}\x1b[0m", line),
+    lambda line: COLOURED.sub(lambda m: f"[32m{m.group(0)}[0m", line),
+], ids=["nbsp", "nbsp-indent", "zero-width-and-ideographic", "colours", "colours-escape-lost"])
+def test_a_log_copied_from_a_page_a_chat_or_a_coloured_terminal_reads_as_the_plain_one(copy):
     plain, copied = analyze_lines(LONG_CRASH), analyze_lines([copy(line) for line in LONG_CRASH])
     assert copied.primary.text == plain.primary.text
     assert copied.frames == plain.frames == ("run_scheduler_process", "init_memory_pool")
