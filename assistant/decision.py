@@ -69,6 +69,11 @@ NO_MATCH_REASON = "No known problem matches the error well enough to name a fix.
 # steps are the next steps, never the fix of a failure nobody has seen yet
 DIAGNOSIS_REASON = ("This entry says what your error line means and how to find the failure behind it; "
                     "it does not name that failure, so its steps are next steps, not the fix.")
+# the same for a paste that shows no error line (a hang, a slow server): the entry is about the
+# problem described, and there is no line whose meaning it could explain
+SYMPTOM_DIAGNOSIS_REASON = ("This entry says how to find the failure behind what you describe; your paste "
+                            "shows no error line, and the entry does not name the failure, so its steps "
+                            "are next steps, not the fix.")
 ROOT_KINDS = ("exception", "fatal")
 
 
@@ -137,7 +142,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         reasons += _against(top, analysis, failing)
         if not reasons and top.meta.get("diagnosis"):
             diagnosis = True
-            reasons.append(DIAGNOSIS_REASON)
+            reasons.append(DIAGNOSIS_REASON if analysis.errors else SYMPTOM_DIAGNOSIS_REASON)
     elif not strong:
         reasons.append(NO_MATCH_REASON)
     elif analysis is not None and top.kind == "issue":

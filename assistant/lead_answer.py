@@ -193,7 +193,10 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConf
         top = matches[0]
         diagnosis = (f"Not the cause yet: \"{top.title}\" ({_reference(top)}) says what your error line "
                      "means and how to find the failure behind it. That failure is not in your paste, so "
-                     "no fix is given; the steps below find it.")
+                     "no fix is given; the steps below find it." if analysis.errors else
+                     f"Not the cause yet: \"{top.title}\" ({_reference(top)}) is about what you describe and "
+                     "says how to find what is behind it. Your paste shows no error line, so no fix is given; "
+                     "the steps below find where it goes wrong.")
         steps = diagnostic_steps(retrieval.hits[0].meta, version, registry)
         steps.append("Paste the first error those steps turn up: it has its own fix.")
         return NotConfirmed(outcome, diagnosis, steps, **known)

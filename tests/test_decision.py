@@ -204,6 +204,16 @@ def test_an_entry_about_a_generic_line_answers_that_line_alone(assistant):
     assert retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "nccl-watchdog-timeout-while-serving"
 
 
+def test_a_triage_lead_for_a_paste_with_no_error_line_does_not_speak_of_one(assistant):
+    # a slow server is described, not pasted: the triage entry is the lead, and the answer does not
+    # claim to explain an "error line" the user never showed
+    answer = assistant.answer(["Why is sglang 0.4.6 slower than vllm 0.8.5 for Qwen3-8B in my benchmark? "
+                               "Output token throughput is 30% lower at concurrency 64."])
+    assert answer.outcome == "lead" and answer.matches[0].id == "throughput-below-expectations-benchmark-triage"
+    assert "shows no error line" in answer.diagnosis and "error line means" not in answer.diagnosis
+    assert answer.fix == [] and answer.next_steps
+
+
 def test_a_diagnosis_entry_is_a_lead_whose_steps_find_the_failure(assistant):
     # `terminated with -3` says a child failed, not why: the entry's steps find the real error,
     # and the answer says so instead of presenting them as the fix
