@@ -568,7 +568,8 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
     `progress(lines, characters)` is called every PROGRESS_EVERY lines and at the end; the caller
     decides what to show (this module prints nothing)."""
     st = _State()
-    # cut at a terminal's width, JSON records, escaped or flattened: back to the program's lines
+    # a page's spaces and a terminal's colours, cut at a terminal's width, JSON records, escaped or
+    # flattened: back to the program's lines
     lines = decoded(unwrapped(plain_text(lines)))
     if progress is None:
         for raw in lines:

@@ -4,9 +4,9 @@ Operators paste what their tooling shows: `journalctl -u sglang`, `docker compos
 `kubectl logs --timestamps`, a Kubernetes node's log file, a torchrun or Ray job's output. Each
 puts its own prefix before every line. Others hand over the log encoded: Docker's `json-file`
 log, `journalctl -o json`, an HTTP error body or a Python repr that carries the traceback as one
-escaped string, a traceback whose line breaks a web form turned into spaces, one copied out of
-a rendered page or a chat whose spaces came as no-break spaces, or one in a terminal's colours. This re-asks every
-eval case with its log (from the first line that is plainly program output, a time-stamped line,
+escaped string, a traceback whose line breaks a web form turned into spaces, one copied out of a
+rendered page or a chat whose spaces came as no-break spaces, or one in a terminal's colours. This
+re-asks every eval case with its log (from the first line that is plainly program output, a time-stamped line,
 a traceback or an exception, to the last such line; the user's words around it stay as written)
 collected each such way, and counts the cases whose outcome and first entry stay what they were,
 and how many right fixes each way keeps.
