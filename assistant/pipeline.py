@@ -123,7 +123,7 @@ def _utf16_lines(stream: io.BufferedIOBase, encoding: str, max_line: int) -> Ite
             line = text.readline(max_line)
             if not line:
                 return
-            yield line.lstrip("\ufeff")
+            yield line   # a byte-order mark left in a line goes with the reader's plain_text
     finally:
         text.detach()   # the caller owns the stream and closes it
 

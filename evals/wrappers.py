@@ -97,10 +97,6 @@ def _ipython(lines: list[str]) -> list[str]:
     return out
 
 
-_EXCEPTION_LINE = re.compile(r"^((?:\w+\.)*[A-Z]\w*(?:Error|Exception))(: .*)?$")
-_STAMP = re.compile(r"^(\[[^\]]*\d[^\]]*\])")
-
-
 def _coloured(line: str) -> str:
     """The line as Python 3.13 prints a traceback to a terminal (frames' file, number and function,
     the exception's name and message in colour) and a coloured logger its time stamp."""
@@ -109,11 +105,13 @@ def _coloured(line: str) -> str:
         indent, path, number, function = frame.groups()
         return (f'{indent}File "\x1b[35m{path}\x1b[0m", line \x1b[35m{number}\x1b[0m, '
                 f"in \x1b[35m{function}\x1b[0m")
-    exception = _EXCEPTION_LINE.match(line)
+    exception = _EXCEPTION_NAME.match(line)
     if exception:
-        message = exception.group(2) or ""
-        return f"\x1b[1;35m{exception.group(1)}\x1b[0m" + (f": \x1b[35m{message[2:]}\x1b[0m" if message else "")
-    return _STAMP.sub(lambda m: f"\x1b[32m{m.group(1)}\x1b[0m", line)
+        start, end = exception.span(1)
+        rest = line[end:]
+        message = f": \x1b[35m{rest[2:]}\x1b[0m" if rest.startswith(": ") else rest
+        return f"{line[:start]}\x1b[1;35m{line[start:end]}\x1b[0m{message}"
+    return _STAMPED_RE.sub(lambda m: f"\x1b[32m{m.group(0)}\x1b[0m", line, count=1)
 
 
 # the whole log block re-encoded, as tools that do not print line by line hand it over
