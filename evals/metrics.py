@@ -3,6 +3,9 @@ error class, risk-coverage, invented flags, latency.
 
 The decision is right when the assistant names the right fix (outcome `fix`, the expected entry on
 top) or declines (`lead` / `unknown`) where no fix is expected. Declining is "abstaining".
+A case labelled with a triage entry (`diagnosis: true` in the KB: what a line means and how to
+find the failure behind it) expects a `lead` naming that entry: the KB has next steps for it, not
+a fix, so the assistant is right to decline a fix and wrong to name any.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class CaseResult:
     mode: str = "extractive"
     outcome: str = ""          # fix | lead | unknown; empty: derived from `abstained`
     confidence: float = 0.0    # the assistant's confidence in its decision, 0..1
+    expected_outcome: str = FIX   # lead when the expected entry is a triage entry
 
     def __post_init__(self) -> None:
         if not self.outcome:
@@ -46,12 +50,26 @@ class CaseResult:
         return self.ranked.index(exp) + 1 if exp in self.ranked else None
 
     @property
+    def expects_fix(self) -> bool:
+        return self.case.in_scope and self.expected_outcome == FIX
+
+    @property
+    def should_decline(self) -> bool:
+        return self.case.should_abstain or not self.expects_fix
+
+    @property
     def right_fix(self) -> bool:
-        return self.outcome == FIX and self.case.in_scope and self.rank == 1
+        return self.outcome == FIX and self.expects_fix and self.rank == 1
+
+    @property
+    def right_answer(self) -> bool:
+        """The expected entry on top with the outcome its label calls for (a fix, or the lead
+        of a triage entry)."""
+        return self.case.in_scope and self.rank == 1 and self.outcome == self.expected_outcome
 
     @property
     def decision_correct(self) -> bool:
-        return self.right_fix if self.case.in_scope else self.outcome != FIX
+        return self.right_answer if self.case.in_scope else self.outcome != FIX
 
     @property
     def relevant(self) -> bool:
@@ -61,14 +79,19 @@ class CaseResult:
 
     @property
     def answer_correct(self) -> bool:
-        if self.abstained or self.missing or self.forbidden:
+        if self.missing or self.forbidden:
+            return False
+        if not self.expects_fix:
+            return self.right_answer
+        if self.abstained:
             return False
         # with nothing required to be mentioned, only the right entry makes the answer right
         return bool(self.case.must_mention) or self.rank == 1
 
     def to_dict(self) -> dict:
         return {"id": self.case.id, "split": self.case.split, "kind": self.case.kind,
-                "expected": self.case.expected_problem, "related_entry": self.case.related_entry,
+                "expected": self.case.expected_problem, "expected_outcome": self.expected_outcome,
+                "related_entry": self.case.related_entry,
                 "error_class": self.case.error_class, "coverage": self.case.coverage,
                 "ranked": self.ranked, "outcome": self.outcome, "abstained": self.abstained,
                 "confidence": round(self.confidence, 3), "answer": self.answer,
@@ -101,13 +124,14 @@ def _share(part: int, whole: int, empty: float | None = 0.0) -> float | None:
 
 def confusion(results: list[CaseResult]) -> dict:
     """Expected fix / decline x outcome fix / lead / unknown; an expected fix answered with a
-    fix for the wrong entry is also counted apart (`fix_wrong_entry`, part of `fix`)."""
+    fix for the wrong entry is also counted apart (`fix_wrong_entry`, part of `fix`). A case
+    whose label is a triage entry expects a decline (its lead)."""
     table = {"expected_fix": dict.fromkeys(OUTCOMES, 0), "expected_decline": dict.fromkeys(OUTCOMES, 0)}
     table["expected_fix"]["fix_wrong_entry"] = 0
     for r in results:
-        row = table["expected_fix" if r.case.in_scope else "expected_decline"]
+        row = table["expected_fix" if r.expects_fix else "expected_decline"]
         row[r.outcome] = row.get(r.outcome, 0) + 1
-        if r.case.in_scope and r.outcome == FIX and not r.right_fix:
+        if r.expects_fix and r.outcome == FIX and not r.right_fix:
             row["fix_wrong_entry"] += 1
     return table
 
@@ -150,9 +174,9 @@ def summarize(results: list[CaseResult]) -> dict:
     hit3 = sum(1 for r in in_scope if r.rank is not None and r.rank <= 3)
     mrr = sum(1.0 / r.rank for r in in_scope if r.rank) / n if n else None
     accurate = sum(1 for r in in_scope if r.answer_correct)
-    should = [r for r in results if r.case.should_abstain or not r.case.in_scope]
+    should = [r for r in results if r.should_decline]
     did = [r for r in results if r.abstained]
-    both = [r for r in did if r.case.should_abstain or not r.case.in_scope]
+    both = [r for r in did if r.should_decline]
     latencies = [r.latency_ms for r in results]
     outcomes = Counter(r.outcome for r in results)
     return {
@@ -165,7 +189,8 @@ def summarize(results: list[CaseResult]) -> dict:
         "decision_accuracy": _share(sum(r.decision_correct for r in results), len(results)),
         "abstain_precision": _share(len(both), len(did), empty=1.0),
         "abstain_recall": _share(len(both), len(should), empty=1.0),
-        "false_abstentions": sum(1 for r in in_scope if r.abstained),
+        "false_abstentions": sum(1 for r in in_scope if r.abstained and r.expects_fix),
+        "triage_cases": sum(1 for r in in_scope if not r.expects_fix),
         "wrong_fixes": sum(1 for r in results if r.outcome == FIX and not r.right_fix),
         "fix": outcomes[FIX], "lead": outcomes[LEAD], "unknown": outcomes[UNKNOWN],
         "unknown_flags": sum(len(r.unknown_flags) for r in results),

@@ -23,10 +23,11 @@ from pathlib import Path
 from assistant.answer import CAUTION_PREFIX, compose_extractive
 from assistant.commands import sglang_names
 from assistant.config import Settings
+from assistant.kb import load_entries
 from assistant.pipeline import Assistant, lines_from_text
 from assistant.trace import analyze_lines
 from evals.cases import DEFAULT_CASE_SETS, Case, CaseError, load_cases
-from evals.metrics import CaseResult, check_text, detailed, summarize
+from evals.metrics import FIX, LEAD, CaseResult, check_text, detailed, summarize
 from ingest.update import ingest_kb
 
 BASELINES = {"hybrid_no_trace": ("hybrid", False), "lexical": ("lexical", True), "dense": ("dense", True)}
@@ -67,6 +68,21 @@ def _outcome(answer, retrieval=None) -> str:
     return outcome or ("unknown" if answer.abstained else "fix")
 
 
+_TRIAGE: dict[Path, frozenset[str]] = {}
+
+
+def triage_entries(assistant: Assistant) -> frozenset[str]:
+    """The KB's triage entries (`diagnosis: true`): a case labelled with one expects their lead."""
+    folder = Path(assistant.settings.entries_dir)
+    if folder not in _TRIAGE:
+        _TRIAGE[folder] = frozenset(e.id for e in load_entries(folder) if e.diagnosis)
+    return _TRIAGE[folder]
+
+
+def _expected_outcome(assistant: Assistant, case: Case) -> str:
+    return LEAD if case.expected_problem in triage_entries(assistant) else FIX
+
+
 def _result(case: Case, answer, ranked: list[str], latency: float, registry, user_names,
             retrieval=None) -> CaseResult:
     body = {"diagnosis": answer.diagnosis, "fix": answer.fix, "warnings": answer.warnings,
@@ -87,8 +103,10 @@ def run_case(assistant: Assistant, case: Case, mode: str = "extractive") -> Case
     analysis = analyze_lines(lines)
     answer = assistant.answer(analysis, use_llm=(mode == "llm"))
     latency = (time.perf_counter() - started) * 1000
-    return _result(case, answer, [m.id for m in answer.matches], latency, assistant.registry,
-                   analysis.user_names)
+    result = _result(case, answer, [m.id for m in answer.matches], latency, assistant.registry,
+                     analysis.user_names)
+    result.expected_outcome = _expected_outcome(assistant, case)
+    return result
 
 
 def run_baseline(assistant: Assistant, case: Case, name: str) -> CaseResult:
@@ -104,6 +122,7 @@ def run_baseline(assistant: Assistant, case: Case, name: str) -> CaseResult:
     result = _result(case, answer, _ranked(retrieval), latency, assistant.registry,
                      retrieval.analysis.user_names, retrieval)
     result.mode = "extractive"
+    result.expected_outcome = _expected_outcome(assistant, case)
     return result
 
 
@@ -152,7 +171,8 @@ def format_table(report: dict) -> str:
     for name, m in rows:
         lines.append(f"{name:<28}{m['cases']:>6}" + "".join(f"{_cell(m.get(k)):>9}" for k in TABLE_KEYS))
     m = report["metrics"]
-    lines.append(f"\n{m['cases']} cases: {m['in_scope']} in scope, {m['out_of_scope']} out of scope; "
+    lines.append(f"\n{m['cases']} cases: {m['in_scope']} in scope ({m['triage_cases']} expect a triage "
+                 f"entry's lead), {m['out_of_scope']} out of scope; "
                  f"outcomes fix {m['fix']}, lead {m['lead']}, unknown {m['unknown']}; "
                  f"false abstentions {m['false_abstentions']}, wrong fixes {m['wrong_fixes']}")
     for name, g in [("all cases", m)] + [(f"group {k}", v) for k, v in report.get("groups", {}).items()]:

@@ -96,6 +96,33 @@ def test_run_reports_outcomes_confusion_coverage_and_plot(case_sets, with_index,
     assert "split real/heldout" in printed and "confusion, all cases" in printed
 
 
+SIGQUIT_ONLY = ("We run sglang with --log-level error in docker. The container exits and `docker logs` "
+                "only shows:\n\nReceived sigquit from a child process. It usually means the child failed.\n\n"
+                "Nothing else. How do I find out what happened?")
+
+
+def test_a_case_labelled_with_a_triage_entry_is_right_as_its_lead(tmp_path, with_index):
+    """A triage entry (`diagnosis: true`) has next steps, not a fix: the right answer names it as
+    a lead, and that lead is a correct decline, not a false abstention."""
+    root = tmp_path / "sets"
+    _write(root / "real" / "heldout.jsonl", [
+        {"id": "r-sigquit", "query": SIGQUIT_ONLY, "expected_problem": "scheduler-sigquit-terminated",
+         "error_class": "startup-hang", "coverage": "covered", "should_abstain": False},
+        {"id": "r-graph", "query": CUDA_GRAPH_OOM, "expected_problem": "cuda-graph-capture-failed",
+         "error_class": "cuda-graph", "coverage": "covered", "should_abstain": False}])
+    out = tmp_path / "report.json"
+    assert main(["--cases", str(root / "real"), "--json", str(out), "--no-baselines", "--no-extras"]) == 0
+    report = json.loads(out.read_text())
+    by_id = {c["id"]: c for c in report["per_case"]}
+    assert by_id["r-sigquit"]["expected_outcome"] == "lead" and by_id["r-graph"]["expected_outcome"] == "fix"
+    assert by_id["r-sigquit"]["outcome"] == "lead" and by_id["r-sigquit"]["decision_correct"]
+    m = report["metrics"]
+    assert m["triage_cases"] == 1 and m["false_abstentions"] == 0
+    assert m["answer_accuracy"] == 1.0 and m["decision_accuracy"] == 1.0
+    assert m["abstain_precision"] == 1.0 and m["abstain_recall"] == 1.0
+    assert m["confusion"]["expected_decline"]["lead"] == 1 and m["confusion"]["expected_fix"]["fix"] == 1
+
+
 def test_wrappers_reasks_the_log_under_each_collectors_prefix(case_sets, with_index, tmp_path, capsys):
     from evals.wrappers import COLLECTORS, ENCODINGS, main as wrappers, wrap
 
