@@ -99,6 +99,16 @@ def components_in(text: str) -> frozenset[str]:
     return frozenset(c.name for c in COMPONENTS if c.found_in(text))
 
 
+def named_in_order(text: str) -> list[str]:
+    """The specific components a text names, in the order it first names them (a report's title
+    names what it is about before the details)."""
+    found = []
+    for name in specific(components_in(text)):
+        first = BY_NAME[name].pattern.search(text)
+        found.append((first.start(), name))
+    return [name for _, name in sorted(found)]
+
+
 def specific(names) -> frozenset[str]:
     return frozenset(n for n in names if BY_NAME[n].specific)
 

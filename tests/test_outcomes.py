@@ -75,6 +75,22 @@ def test_each_case_gets_its_outcome(answers):
     assert "how-to" in question.diagnosis
 
 
+def test_a_report_in_words_gets_the_next_steps_of_the_component_it_names(assistant):
+    """No frame or error line says where it fails: the library the user names is where to look
+    (bisecting the grammar backend), not only the steps for any SGLang failure."""
+    answer = assistant.answer(
+        "XGrammar causes gibberish during parallel execution and cuts off other requests. When "
+        "several requests hit the chat completions endpoint and one has a JSON schema, the ones "
+        "without a schema return random tokens. The outlines backend works fine.")
+    assert answer.outcome != "fix" and answer.fix == []
+    assert answer.next_steps[0].startswith("[xgrammar]")
+    assert any("--grammar-backend" in s for s in answer.next_steps)
+    # a model's name is not the component it names: an AWQ checkpoint's OOM gets no quantization steps
+    awq = assistant.answer("Qwen2.5-VL-72B-AWQ on 4x RTX 4090 with sglang 0.4.6: the server dies with "
+                           "out of memory on GPU 0 after a few image requests, the other GPUs are fine.")
+    assert not any(s.startswith("[quantization]") for s in awq.next_steps)
+
+
 # ---- CLI ----------------------------------------------------------------------------------------
 
 def test_cli_exit_code_first_line_and_json_per_outcome(kb_dir, tmp_path):
