@@ -24,13 +24,16 @@ class Component:
     pattern: re.Pattern
     specific: bool = True
     family: str = ""    # components of one family do not conflict (ucx and nixl run together)
+    # a user who names it in words means it; not so for words that are mostly part of a model's
+    # name or a comparison ("Qwen2-VL-AWQ", "FP8", "works in transformers", "unlike vLLM")
+    in_words: bool = True
 
     def found_in(self, text: str) -> bool:
         return bool(self.pattern.search(text))
 
 
-def _c(name: str, pattern: str, specific: bool = True, family: str = "") -> Component:
-    return Component(name, re.compile(pattern, re.I), specific, family or name)
+def _c(name: str, pattern: str, specific: bool = True, family: str = "", in_words: bool = True) -> Component:
+    return Component(name, re.compile(pattern, re.I), specific, family or name, in_words)
 
 
 # Order does not matter; names are what entries and answers show.
@@ -40,7 +43,7 @@ COMPONENTS: tuple[Component, ...] = (
     _c("mooncake", r"mooncake|transfer_engine|\bTransferEngine\b", family="kv-transfer"),
     _c("nccl", r"\bnccl|libnccl|NCCL WARN|NCCL INFO|ProcessGroupNCCL", family="collectives"),
     _c("rccl", r"\brccl\b|librccl", family="collectives"),
-    _c("mccl", r"\bmccl\b", family="collectives"),
+    _c("mccl", r"\bmccl\b", family="collectives", in_words=False),
     _c("custom-allreduce", r"custom_all_reduce|custom allreduce|CustomAllreduce|custom_ar", family="collectives"),
     _c("nvshmem", r"nvshmem|\bibgda\b|IBGDA", family="deepep"),
     _c("deepep", r"deep_ep|\bDeepEP\b|deepep", family="deepep"),
@@ -51,10 +54,10 @@ COMPONENTS: tuple[Component, ...] = (
     _c("triton", r"[/\\]triton[/\\]|\btriton\.(?:compiler|runtime|language)|TritonError|triton_kernels|"
                  r"triton\s+(?:kernel|compil)|\bAttrsDescriptor\b"),
     _c("torch-compile", r"torch[/\\._]_?(?:inductor|dynamo)|torch[._-]compile|TorchDynamo|\binductor\b"),
-    _c("cutlass", r"cutlass"),
-    _c("cublas", r"CUBLAS_STATUS|cublas(?:Lt)?\w*"),
-    _c("cudnn", r"CUDNN_STATUS|cudnn"),
-    _c("flaggems", r"flag_gems|FlagGems"),
+    _c("cutlass", r"cutlass", in_words=False),
+    _c("cublas", r"CUBLAS_STATUS|cublas(?:Lt)?\w*", in_words=False),
+    _c("cudnn", r"CUDNN_STATUS|cudnn", in_words=False),
+    _c("flaggems", r"flag_gems|FlagGems", in_words=False),
     _c("aiter", r"\baiter\b", family="rocm"),
     _c("rocm", r"\bROCm\b|\bhip(?:Error|Malloc|Memcpy|Graph)\w*|\bHIP error|HSA_STATUS|amdgpu|\bgfx9\d\w\b|"
                r"\bMI\d{3}[A-Z]?\b|TensileLibrary|rocblas|hipblas", family="rocm"),
@@ -63,26 +66,28 @@ COMPONENTS: tuple[Component, ...] = (
     # SGLang-JAX: another code base (TPU, XLA), not SGLang's CUDA runtime
     # (Google's TPU slices are named v5e-4, v6e-16, v4-8; Tunix and Pallas are JAX's RL library and kernels)
     _c("jax", r"sgl[_-]jax|sglang[_-]jax|\bjaxlib\b|[/\\]jax[/\\]|XlaRuntimeError|\blibtpu\b|\bTPU|"
-              r"\bv(?:[567][ep]|4)-(?:4|8|16|32|64|128|256)\b|\btunix\b|\bpallas\b", family="jax"),
+              r"\bv(?:[567][ep]|4)-(?:4|8|16|32|64|128|256)\b|\btunix\b|\bpallas\b", family="jax",
+       in_words=False),
     _c("xgrammar", r"xgrammar", family="grammar"),
     _c("outlines", r"\boutlines\b", family="grammar"),
     _c("llguidance", r"llguidance", family="grammar"),
-    _c("transformers", r"[/\\]transformers[/\\]|\btransformers\b|AutoConfig|AutoTokenizer|PreTrainedTokenizer"),
-    _c("tokenizer", r"tokeniz|chat[_ ]template|jinja", family="tokenizer"),
-    _c("vllm", r"\bvllm\b", family="vllm"),
+    _c("transformers", r"[/\\]transformers[/\\]|\btransformers\b|AutoConfig|AutoTokenizer|PreTrainedTokenizer",
+       in_words=False),
+    _c("tokenizer", r"tokeniz|chat[_ ]template|jinja", family="tokenizer", in_words=False),
+    _c("vllm", r"\bvllm\b", family="vllm", in_words=False),
     _c("router", r"sglang[_-]router|sgl[_-]router|sgl-model-gateway|model_gateway|\breqwest\b|\bhyper::"),
-    _c("ray", r"\bray\b[/\\.]|\bray\.|raylet"),
-    _c("decord", r"\bdecord\b", family="multimodal"),
+    _c("ray", r"\bray\b[/\\.]|\bray\.|raylet", in_words=False),
+    _c("decord", r"\bdecord\b", family="multimodal", in_words=False),
     _c("multimodal", r"multimodal|mm_utils|image_processor|processor_class|\bvision\b|qwen2_vl|qwen2_5_vl|"
-                     r"\bpixel_values\b|mm_inputs", family="multimodal"),
+                     r"\bpixel_values\b|mm_inputs", family="multimodal", in_words=False),
     _c("lora", r"\blora\b|lora_manager|lora_path|LoRA", family="lora"),
     _c("speculative", r"speculative|eagle|\bspec_info\b|draft[_ ]model|\bMTP\b|NEXTN", family="speculative"),
     _c("disaggregation", r"disaggregation|KVTransfer|kv_transfer|bootstrap[_ ]server|bootstrap_room|"
                          r"KVPoll|prefill[_ ]server|decode[_ ]server", family="kv-transfer"),
     _c("quantization", r"quantiz|\bfp8\b|\bfp4\b|mxfp4|nvfp4|\bawq\b|\bgptq\b|\bw8a8\b|compressed[-_]tensors|"
-                       r"modelopt|marlin|block_n|block_k", family="quantization"),
+                       r"modelopt|marlin|block_n|block_k", family="quantization", in_words=False),
     _c("model-loader", r"model_loader|weight_utils|load_weights|safetensors|\.bin\b|weight_loader|"
-                       r"hf_transfer|snapshot_download|huggingface_hub", family="model-loading"),
+                       r"hf_transfer|snapshot_download|huggingface_hub", family="model-loading", in_words=False),
     _c("cuda-graph", r"cuda[_ ]graph|cuda_graph_runner|CudaGraph", specific=False),
     _c("torch", r"[/\\]torch[/\\]|\btorch\.", specific=False),
     _c("cuda", r"\bCUDA\b|libcuda|cudaError|cuda_runtime", specific=False),
@@ -100,10 +105,12 @@ def components_in(text: str) -> frozenset[str]:
 
 
 def named_in_order(text: str) -> list[str]:
-    """The specific components a text names, in the order it first names them (a report's title
-    names what it is about before the details)."""
+    """The specific components a user's words name and mean (`in_words`), in the order they first
+    name them (a report's title names what it is about before the details)."""
     found = []
     for name in specific(components_in(text)):
+        if not BY_NAME[name].in_words:
+            continue
         first = BY_NAME[name].pattern.search(text)
         found.append((first.start(), name))
     return [name for _, name in sorted(found)]

@@ -46,13 +46,6 @@ class NotConfirmed:
 # components that are not specific but still say where to look (cuda-graph: bisect the capture)
 GENERAL_WITH_STEPS = ("cuda-graph", "cuda")
 NAMED_COMPONENTS = 2   # components a report names in words whose next steps are offered
-# components a user's words name only when they mean them; left out: words that are mostly part of
-# a model's name or a comparison ("Qwen2-VL", "-AWQ", "FP8", "works in transformers", "vLLM")
-NAMED_IN_WORDS = frozenset({
-    "nixl", "ucx", "mooncake", "nccl", "rccl", "custom-allreduce", "nvshmem", "deepep", "deepgemm",
-    "flashinfer", "flashattention", "sgl-kernel", "triton", "torch-compile", "aiter", "rocm", "musa",
-    "ascend", "xgrammar", "outlines", "llguidance", "router", "lora", "speculative", "disaggregation",
-})
 CONFIRM_LINES = 2
 PACKAGE_ROOTS = ("site-packages/", "dist-packages/")
 
@@ -188,7 +181,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConf
         # a report told in words ("XGrammar outputs gibberish under load"): no frame or error
         # line says where it fails, the components the user names are the best place to look
         words = " ".join((analysis.question, *(line for line in analysis.plain_lines if looks_like_sentence(line))))
-        said = [c for c in named_in_order(words) if c in NAMED_IN_WORDS and c not in components]
+        said = [c for c in named_in_order(words) if c not in components]
         components = said[:NAMED_COMPONENTS] + components
     known = dict(reasons=list(decision.reasons), question=decision.question,
                  failing_components=list(decision.failing_components), failing_module=module,

@@ -18,12 +18,12 @@ import argparse
 import json
 import sys
 import time
+from functools import lru_cache
 from pathlib import Path
 
 from assistant.answer import CAUTION_PREFIX, compose_extractive
 from assistant.commands import sglang_names
 from assistant.config import Settings
-from assistant.kb import load_entries
 from assistant.pipeline import Assistant, lines_from_text
 from assistant.trace import analyze_lines
 from evals.cases import DEFAULT_CASE_SETS, Case, CaseError, load_cases
@@ -68,19 +68,15 @@ def _outcome(answer, retrieval=None) -> str:
     return outcome or ("unknown" if answer.abstained else "fix")
 
 
-_TRIAGE: dict[Path, frozenset[str]] = {}
-
-
-def triage_entries(assistant: Assistant) -> frozenset[str]:
-    """The KB's triage entries (`diagnosis: true`): a case labelled with one expects their lead."""
-    folder = Path(assistant.settings.entries_dir)
-    if folder not in _TRIAGE:
-        _TRIAGE[folder] = frozenset(e.id for e in load_entries(folder) if e.diagnosis)
-    return _TRIAGE[folder]
+@lru_cache(maxsize=1)   # one index per run
+def triage_entries(index) -> frozenset[str]:
+    """The index's triage entries (`diagnosis: true`, the flag the decision reads): a case
+    labelled with one expects their lead."""
+    return frozenset(u.id for u in index.units if u.kind == "entry" and u.meta.get("diagnosis"))
 
 
 def _expected_outcome(assistant: Assistant, case: Case) -> str:
-    return LEAD if case.expected_problem in triage_entries(assistant) else FIX
+    return LEAD if case.expected_problem in triage_entries(assistant.retriever.index) else FIX
 
 
 def _result(case: Case, answer, ranked: list[str], latency: float, registry, user_names,
