@@ -147,6 +147,9 @@ class DependencyAdvice:
     source: str = ""  # "metadata", "code:<path>" (an import-time check), or "message" (the check's own minimum)
     satisfied: bool | None = None  # whether installed_version meets pinned_spec
     reason: str = ""  # why this package, when it is not the one the error names (an ABI mismatch)
+    dated: str | None = None  # without a version line: the releases the traceback dates SGLang to ("0.5.3 or earlier")
+    # those releases pin the package differently: (oldest release, its spec, newest release, its spec); no command then
+    pins_vary: tuple[str, str, str, str] | None = None
 
 
 class DependencyPins:
@@ -449,9 +452,14 @@ def release_spec(package: str, release_pins: dict[str, dict], minimum: str | Non
 
 
 def dependency_advice(
-    lines: str | Iterable[str], sglang_version: str | None = None, pins: DependencyPins | None = None
+    lines: str | Iterable[str], sglang_version: str | None = None, pins: DependencyPins | None = None,
+    dated: tuple[tuple[str, ...], str] | None = None,
 ) -> DependencyAdvice | None:
-    """Advice for the dependency problem the paste shows, or None when it shows none."""
+    """Advice for the dependency problem the paste shows, or None when it shows none.
+
+    `dated` is (releases, words) when the paste shows no version but its traceback's SGLang files
+    exist only in some releases: the pin is theirs, not the newest release's, and when they pin
+    the package differently no version is given (the user's release decides which)."""
     lines = lines.splitlines() if isinstance(lines, str) else list(lines)
     found = find_problem(lines)
     if found is None:
@@ -460,7 +468,8 @@ def dependency_advice(
     pins = pins or DependencyPins.load()
     sglang_version = sglang_version or sglang_version_in(lines)
     minimum = message_minimum(problem, match)
-    release = pins.nearest_release(sglang_version)
+    dated_releases = [pins.nearest_release(r) for r in dated[0]] if dated and not sglang_version else []
+    release = dated_releases[-1] if dated_releases else pins.nearest_release(sglang_version)
     if not sglang_version and minimum:
         release = pins.release_checking(distribution_for(name, pins.releases[release]), minimum) or release
     release_pins = pins.releases[release]
@@ -473,6 +482,14 @@ def dependency_advice(
     package = distribution_for(name, release_pins)
     pin = release_pins.get(package)
     spec, source = release_spec(package, release_pins, minimum)
+    pins_vary = None
+    if dated_releases and source != "message":
+        specs = {r: release_spec(package, pins.releases[r], minimum)[0] for r in dict.fromkeys(dated_releases)}
+        pinned = [r for r, s in specs.items() if s]
+        if len({specs[r] for r in pinned}) > 1:
+            first, last = pinned[0], pinned[-1]
+            pins_vary = (first, ordered_spec(specs[first] or ""), last, ordered_spec(specs[last] or ""))
+            spec = None   # which one is the user's release's: no version is guessed
     installed = installed_versions(lines, [package, name]).get(package) or installed_versions(lines, [name]).get(name)
     if installed is None and problem in ("too old", "incompatible") and match.re.groups >= 2:
         installed = match.group(2)  # assert_pkg_version / pip's "but you have X 1.2" state it themselves
@@ -499,6 +516,8 @@ def dependency_advice(
         source=source,
         satisfied=None if reinstall else satisfies(installed, spec),
         reason=reason,
+        dated=dated[1] if dated_releases else None,
+        pins_vary=pins_vary,
     )
 
 

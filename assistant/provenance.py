@@ -21,6 +21,7 @@ from collections import OrderedDict
 
 from assistant.deps import DependencyAdvice, dependency_advice
 from assistant.origin import Origin, match_origin
+from assistant.release_range import release_range
 from assistant.symbols import SymbolHistory, symbol_history
 from assistant.trace import Analysis
 
@@ -58,9 +59,11 @@ def _cached(kind: str, analysis: Analysis, compute):
 def root_error_lines(analysis: Analysis) -> list[str]:
     """The traceback's frames (innermost last) and the root error lines, as the registry reads
     them; empty when the paste has no error line."""
-    roots = [e.text for e in analysis.errors if e.kind in ROOT_KINDS][:MAX_ROOT_LINES]
+    # an error the server went on serving after is not where the failure comes from
+    errors = [e for e in analysis.errors if not e.survived] or analysis.errors
+    roots = [e.text for e in errors if e.kind in ROOT_KINDS][:MAX_ROOT_LINES]
     if not roots:
-        roots = [e.text for e in analysis.errors][:MAX_ROOT_LINES] or _exception_prose(analysis)
+        roots = [e.text for e in errors][:MAX_ROOT_LINES] or _exception_prose(analysis)
     if not roots:
         return []
     frames = [f'  File "{path}", line 1, in <frame>' for path in analysis.frame_files]
@@ -95,10 +98,22 @@ def _dependency(analysis: Analysis) -> DependencyAdvice | None:
              if masked not in prose or EXCEPTION_START.match(text)]
     if not lines:
         return None
+    if not any(ARCHITECTURE_UNSUPPORTED_RE.search(e.text) for e in analysis.errors):
+        # SGLang warns for every optional model class whose imports fail at startup; that is the
+        # cause only when the model's architecture is then reported as unsupported
+        lines = [text for text in lines if not OPTIONAL_MODEL_IMPORT_RE.search(text)]
+    version = analysis.environment.sglang_version
+    releases = None if version else release_range(analysis.sglang_frames)
+    dated = (releases.releases, releases.describe()) if releases else None
     try:
-        return dependency_advice(lines, analysis.environment.sglang_version)
+        return dependency_advice(lines, version, dated=dated)
     except (OSError, ValueError, KeyError):
         return None
+
+
+OPTIONAL_MODEL_IMPORT_RE = re.compile(r"Ignore import error when loading sglang\.srt\.models")
+ARCHITECTURE_UNSUPPORTED_RE = re.compile(r"architectures? .{0,120}(?:are|is) not supported|has no SGL?ang implementation|"
+                                         r"not supported for now", re.I)
 
 
 def paste_dependency(analysis: Analysis) -> DependencyAdvice | None:
@@ -243,6 +258,9 @@ def _pin_words(advice: DependencyAdvice) -> str:
 
 
 def _release_words(advice: DependencyAdvice) -> str:
+    if advice.dated and not advice.sglang_version:
+        return (f"your traceback dates your SGLang to {advice.dated} (`pip show sglang` tells which); "
+                f"{advice.pins_release}")
     if advice.sglang_version and advice.pins_release and advice.sglang_version != advice.pins_release:
         return f"your SGLang {advice.sglang_version} (the requirements of {advice.pins_release})"
     if advice.sglang_version:
@@ -256,6 +274,12 @@ def dependency_sentence(advice: DependencyAdvice, command: bool = True) -> str:
     (without the command when it is shown apart). A package the release does not pin gets no
     version: no pin is invented."""
     release = _release_words(advice)
+    if advice.pins_vary:
+        first, first_spec, last, last_spec = advice.pins_vary
+        return (f"your traceback dates your SGLang to {advice.dated}, and those releases pin {advice.package} "
+                f"differently (from {advice.package}{first_spec} in {first} to {advice.package}{last_spec} in {last}): "
+                f"run `pip show sglang`, then "
+                f"install the {advice.package} version your release pins")
     if not advice.pinned_spec:
         return (f"no pin is known for {advice.package}: {release} does not list it among its "
                 "requirements, so no version is suggested")

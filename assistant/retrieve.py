@@ -99,6 +99,7 @@ LINE_WEIGHT = {"exception": 1.0, "fatal": 1.0, "warning": 0.75, "consequence": 0
 OTHER_LINE_WEIGHT = 0.7   # a signature can be a plain log line, e.g. where a hang stops
 PROSE_LINE_WEIGHT = 0.2   # a signature found in the user's own words alone is not enough to answer
 DISTANT_LINE_WEIGHT = 0.3  # an ordinary log line far from the end
+SURVIVED_WEIGHT = 0.5      # an error the server went on serving after (`ErrorLine.survived`)
 
 
 def line_weights(analysis: Analysis) -> dict[str, float]:
@@ -111,7 +112,7 @@ def line_weights(analysis: Analysis) -> dict[str, float]:
     weights.update({line.lower(): PROSE_LINE_WEIGHT for line in analysis.prose_lines})
     only_consequences = all(e.kind == "consequence" for e in analysis.errors)
     for rank, err in enumerate(analysis.errors):
-        weight = 0.9 if only_consequences else LINE_WEIGHT[err.kind]
+        weight = (0.9 if only_consequences else LINE_WEIGHT[err.kind]) * (SURVIVED_WEIGHT if err.survived else 1.0)
         weights[err.masked.lower()] = weight * (1.0 if rank == 0 else 0.95)
     return weights
 

@@ -109,6 +109,7 @@ class ErrorLine:
     line_no: int     # 1-based, first occurrence
     count: int       # how many times it appeared (ranks, retries)
     kind: str        # exception | fatal | warning | consequence
+    survived: bool = False   # the server went on serving after it: not what stopped it
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,10 @@ def _classify(line: str) -> str | None:
 
 
 _PRIORITY = {"exception": 0, "fatal": 1, "warning": 2, "consequence": 3}
+# the scheduler's progress lines: the server was still serving when it printed them
+SERVING_RE = re.compile(r"\b(?:Prefill|Decode) batch\b")
+SURVIVED_SERVING = 20    # this many progress lines after an error's last occurrence: the server lived on
+SURVIVED_PENALTY = 1.5   # a survived exception ranks after the fatal lines, before the warnings
 
 
 @dataclass
@@ -232,6 +237,11 @@ class _State:
     environment: EnvironmentReader = field(default_factory=EnvironmentReader)
     originals: dict[str, str] = field(default_factory=dict)
     last_was_prose: bool = False   # a question wrapped over several lines continues as prose
+    seen_text: bool = False        # a non-blank line was read: the next one is not the title
+    describing: bool = False       # under a report's "Describe the bug" / "Summary" heading
+    in_fence: bool = False         # inside a Markdown code block (the user's log, not their words)
+    described: list[str] = field(default_factory=list)   # the report's title and description
+    serving_lines: int = 0         # the scheduler's "Prefill batch" / "Decode batch" lines so far
     repeats: int = 0
     total: int = 0
     log_lines: int = 0
@@ -283,6 +293,8 @@ def _feed(raw: str, st: _State) -> None:
             _finish_command(st)
         return
     shape = _shape(line)   # see _masked
+    if "batch" in line and SERVING_RE.search(line):
+        st.serving_lines += 1
     quiet = st.quiet.get(shape)
     if quiet is not None:   # see _quiet_vote: this line only counts
         end, masked, vote = quiet
@@ -295,6 +307,7 @@ def _feed(raw: str, st: _State) -> None:
         st.repeats += 1
         if masked in st.errors:
             st.errors[masked][2] += 1
+            st.errors[masked][4] = st.serving_lines
         return
     st.environment.read(line, shape)
     # PREFIX_RE treats every digit alike, so a line and its shape lose the same prefix
@@ -330,8 +343,23 @@ def _feed(raw: str, st: _State) -> None:
                 _remember(st, _masked(text, st, text_shape), text)
             _add_error(st, message, _classify(message) or "exception")
             return
+    title, st.seen_text = not st.seen_text, True
+    if text.startswith("```"):
+        st.in_fence = not st.in_fence
+    heading = HEADING_RE.match(text)
+    if heading:
+        st.describing = bool(DESCRIPTION_HEADING_RE.search(heading.group(1)))
     prose = not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text) and (
         _looks_like_prose(text) or (st.last_was_prose and _wordy(text)))
+    if not prose and not st.in_traceback and len(st.described) < 20:
+        # the report's title and description are the user's summary (read into the question), but
+        # the line is matched as the log line it may quote: the rest of this function as before
+        summary = (ISSUE_TAG_RE.sub("", line.strip(), count=1).strip()
+                   if title and _reads_as_title(line.strip()) else
+                   text if st.describing and not st.in_fence and not heading and text == line.strip()
+                   and _wordy(text) and _classify(text) is None else None)
+        if summary and summary not in st.described:
+            st.described.append(summary)
     st.last_was_prose = prose
     if prose:
         if text not in st.prose and len(st.prose) < 60:
@@ -465,13 +493,15 @@ def _add_error(st: _State, text: str, kind: str, masked: str | None = None) -> N
     masked = masked or mask(text)
     if masked in st.errors:
         st.errors[masked][2] += 1
+        st.errors[masked][4] = st.serving_lines
         return
     if len(st.templates) < MAX_TEMPLATES:
         _remember(st, masked, text)
     if len(st.errors) < MAX_ERRORS or kind in ("exception", "fatal"):
         if len(st.errors) >= MAX_ERRORS * 2:
             return
-        st.errors[masked] = [text, st.total, 1, kind]
+        # [text, first line, count, kind, serving lines seen at its last occurrence]
+        st.errors[masked] = [text, st.total, 1, kind, st.serving_lines]
 
 
 # {"object":"error","message":...} (SGLang's OpenAI API), {"error":{"message":...}} (OpenAI, the
@@ -499,6 +529,27 @@ def json_error_message(text: str) -> str | None:
 _CONVERSATION_RE = re.compile(
     r"\b(?:I|I'm|I've|we|we're|my|our|me|us|you|anyone|any idea|help|please|how|why|what|"
     r"after|when I|tried|trying|getting|seems?|happens?|should|could|does|is there)\b|\?\s*$", re.I)
+
+
+# a report's own structure: its title (`[Bug] v0.4.3 performance degradation 2x8xH100`) and the
+# section where its author describes the problem in their words, whatever the grammar
+ISSUE_TAG_RE = re.compile(r"^\[(?:bug|feature|usage|question|bugfix|fix|feat|rfc|help|performance|perf)[^\]]{0,20}\]\s*|^(?:bug|issue)\s*:\s*", re.I)
+HEADING_RE = re.compile(r"^#{1,6}\s+(.+)$")
+DESCRIPTION_HEADING_RE = re.compile(r"describe|description|summary|problem|what happened|motivation|"
+                                    r"current behaviou?r|\bissue\b|问题|描述|现象", re.I)
+
+
+def _reads_as_title(line: str) -> bool:
+    """The first line of a paste, as a report's title: tagged `[Bug] ...`, or a few plain words
+    with no log prefix, path or exception in them."""
+    tagged = ISSUE_TAG_RE.match(line)
+    rest = line[tagged.end():].strip() if tagged else line
+    if not rest or _classify(rest) is not None or len(rest) > 200:
+        return False
+    words = rest.split()
+    if tagged:
+        return len(words) >= 2
+    return _wordy(rest) and not re.search(r"[/\\=]|--|\.py\b", rest)
 
 
 def _wordy(text: str) -> bool:
@@ -589,8 +640,14 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
             _feed(raw, st)
         st.total = total
     _finish_command(st)
-    ordered = sorted(st.errors.items(), key=lambda kv: (_PRIORITY[kv[1][3]], kv[1][1]))
-    errors = tuple(ErrorLine(text=v[0], masked=k, line_no=v[1], count=v[2], kind=v[3])
+    # an error the server kept serving after (a rejected request hours before the crash) did not
+    # stop it: it goes after the errors that did, whatever its kind
+    survived = {k for k, v in st.errors.items() if st.serving_lines - v[4] >= SURVIVED_SERVING}
+    if all(k in survived or v[3] == "warning" for k, v in st.errors.items()):
+        survived = set()   # nothing else failed: what the server survived is all there is to go on
+    ordered = sorted(st.errors.items(), key=lambda kv: (
+        _PRIORITY[kv[1][3]] + SURVIVED_PENALTY * (kv[0] in survived), kv[1][1]))
+    errors = tuple(ErrorLine(text=v[0], masked=k, line_no=v[1], count=v[2], kind=v[3], survived=k in survived)
                    for k, v in ordered)
     tail = [mask(t) for t in st.tail]
     for masked, text in zip(tail, st.tail):
@@ -602,7 +659,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         frame_files=tuple(dict.fromkeys(st.frame_files))[-12:],
         sglang_frames=tuple(st.sglang_frames),
         native_lines=tuple(st.native),
-        question=" ".join(st.prose)[:2000],
+        question=" ".join((*st.described, *st.prose))[:2000],
         masked_lines=tuple(dict.fromkeys(kept)),
         plain_lines=tuple(st.plain),
         other_software=tuple(st.environment.other_software),

@@ -139,3 +139,33 @@ def test_metadata_keeps_the_requirements_own_extras():
                 "Requires-Dist: flashinfer_python[cu13]==0.6.12\nRequires-Dist: flashinfer_cubin==0.6.12\n")
     pins = metadata_pins(metadata)
     assert pins["flashinfer-python"]["pip_extras"] == ["cu13"] and "pip_extras" not in pins["flashinfer-cubin"]
+
+
+OLD_TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/scheduler.py", line 2222, in run_scheduler_process\n'
+    "    scheduler.event_loop_overlap()\n"
+    '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/schedule_batch.py", line 972, in alloc_token_slots\n'
+    "    raise RuntimeError(error_msg)\n")
+
+
+def test_a_paste_dated_by_its_traceback_gets_no_pin_of_the_newest_release(assistant, pins):
+    # no version line, but `alloc_token_slots` exists only in older releases: the newest
+    # release's transformers pin would downgrade or upgrade the user into a broken install
+    answer = assistant.answer(OLD_TRACEBACK + "ImportError: cannot import name 'AutoImageProcessor' from 'transformers'")
+    advice = answer.dependency
+    assert advice is not None and advice.package == "transformers" and advice.dated
+    newest = str(pins.versions[-1])
+    assert advice.pins_release != newest
+    assert "pip install" not in answer.text.split("Dependency:")[1].splitlines()[0]
+    assert "pip show sglang" in answer.text
+
+
+def test_sglangs_warning_about_an_optional_models_import_is_no_dependency_problem(assistant):
+    warning = ("WARNING:  Ignore import error when loading sglang.srt.models.mllama4: "
+               "No module named 'transformers.models.llama4'\n")
+    crash = OLD_TRACEBACK + "RuntimeError: Decode out of memory. Try to lower your batch size.\n"
+    assert assistant.answer(warning + crash).dependency is None
+    # it is the cause when the model's architecture is then reported as unsupported
+    unsupported = warning + "ValueError: Model architectures ['Llama4ForConditionalGeneration'] are not supported for now."
+    assert assistant.answer(unsupported).dependency is not None

@@ -7,6 +7,7 @@ from assistant.decision import engines_of
 from assistant.kb import load_entries
 from assistant.retrieve import signature_match
 from assistant.text import mask
+from assistant.trace import analyze_lines
 from tests.conftest import REPO
 
 ENTRIES = load_entries(REPO / "kb" / "entries")
@@ -112,3 +113,29 @@ def test_a_line_that_gives_a_field_another_value_does_not_nearly_match():
     tail = ": Request aborted before prefill server sent its KV cache"
     assert _near_match(signature, "KVTransferError(bootstrap_room=None)" + tail) > 0
     assert _near_match(signature, "KVTransferError(bootstrap_room=8812734)" + tail) == 0
+
+
+def test_a_report_whose_summary_is_in_its_title_and_description_ranks_by_them(assistant):
+    # a GitHub-style report with no error line: its title and "Describe the bug" section say it is
+    # a regression after an upgrade; the launch command and environment below say little
+    from tests.test_trace import GITHUB_REPORT
+
+    answer = assistant.answer(GITHUB_REPORT)
+    assert [m.id for m in answer.matches][:1] == ["regression-after-sglang-upgrade-bisect"]
+    assert answer.outcome == "lead"   # a triage entry: next steps, not a fix
+
+
+def test_an_error_the_server_went_on_serving_after_is_not_what_stopped_it(assistant):
+    # one request rejected early in a long-running server's log, then hours of serving, then the
+    # crash: the answer is about the crash
+    rejected = ["[2025-09-01 05:33:20] ERROR:    Exception in ASGI application",
+                "ValueError: The input (40960 tokens) is longer than the model's context length (32768 tokens)."]
+    serving = [f"[2025-09-01 06:{i:02d}:00 TP0] Decode batch. #running-req: 12, #token: 8000, token usage: 0.10, "
+               f"gen throughput (token/s): 900.00, #queue-req: 0" for i in range(40)]
+    crash = ["[2025-09-02 02:13:59 TP0] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)",
+             "[2025-09-02 02:14:01] Received sigquit from a child process. It usually means the child failed.",
+             "Killed"]
+    answer = assistant.answer("\n".join(rejected + serving + crash))
+    assert answer.matches[0].id == "scheduler-watchdog-timeout", [m.id for m in answer.matches]
+    # without the serving in between, the rejected request is as likely the cause: it is not demoted
+    assert analyze_lines(rejected + crash).errors[0].text.startswith("ValueError")

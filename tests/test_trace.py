@@ -568,3 +568,37 @@ def test_a_log_line_whose_only_talking_words_are_in_its_exception_is_not_prose()
     # a sentence of the user's that quotes the same exception stays theirs
     said = analyze("Could anyone help? I keep getting `KVTransferError: Failed to get kvcache from prefill instance`")
     assert said.prose_lines
+
+
+GITHUB_REPORT = """[Bug] regression after upgrading sglang 0.5.1 -> 0.5.2: output throughput halved
+
+### Describe the bug
+
+Output throughput was halved after the upgrade to 0.5.2; nothing else was changed (same model, same flags, same GPUs).
+
+### Reproduction
+
+```
+python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 4 --port 30000
+```
+
+### Environment
+
+Python: 3.12.3
+"""
+
+
+def test_a_reports_title_and_description_are_its_question_whatever_their_grammar():
+    # neither line talks to anyone ("I", "we", "?"), yet they are the user's summary of the problem
+    analysis = analyze(GITHUB_REPORT)
+    assert analysis.question.startswith("regression after upgrading sglang 0.5.1 -> 0.5.2")
+    assert "Output throughput was halved after the upgrade" in analysis.question
+    # the code block and the other sections are not the user's words
+    assert "launch_server" not in analysis.question and "Python: 3.12.3" not in analysis.question
+
+
+def test_a_title_that_is_an_error_line_stays_the_error():
+    analysis = analyze("[Bug] ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes.\n"
+                       "\n### Describe the bug\n\nServer fails at startup on 8 GPUs.\n")
+    assert analysis.primary.text.startswith("ValueError: The memory capacity is unbalanced")
+    assert "ValueError" not in analysis.question
