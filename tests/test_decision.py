@@ -94,6 +94,9 @@ def test_questions_are_not_problem_reports():
     assert is_question("How can I cap image resolution for Qwen2.5-VL so huge images don't blow up memory?",
                        has_log_errors=False)
     assert not is_question("Why does my server crash so often?", has_log_errors=False)
+    # asking how to be rid of an error message reports that error, in either language
+    assert not is_question("how do I fix 'Address already in use' when starting sglang?", has_log_errors=False)
+    assert not is_question("启动时报 Address already in use 怎么办", has_log_errors=False)
     # words inside a flag neither ask (`--enable-...`) nor report; wrong behaviour told plainly reports
     assert not is_question("With --enable-reasoning and --reasoning-parser deepseek-r1 plus a json_schema "
                            "response_format, the JSON ends up in reasoning_content and content is empty.",
