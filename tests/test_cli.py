@@ -79,6 +79,20 @@ def test_stdin_and_log_file_and_plain_text(kb_dir, tmp_path):
     assert "cuda_fp8.h" in " ".join(out["matches"][0]["evidence"])
 
 
+def test_tokens_and_keys_in_the_paste_are_not_echoed_back(kb_dir):
+    # the answer quotes the launch command and the error lines; users paste it into issues
+    paste = ("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+             "--api-key sk-sglang-SuperSecret-42 --port 30000\n"
+             "OSError: You are trying to access a gated repo. 401 Client Error for url with token "
+             "hf_QwErTyUiOpAsDfGhJkLzXcVbNm0123456789\n").encode()
+    for args in ((), ("--json",)):
+        out = run_ask(*args, stdin=paste, kb=kb_dir)
+        text = out.stdout.decode()
+        assert text.strip() and "SuperSecret" not in text and "hf_QwErTy" not in text, args
+        assert "[redacted]" in text
+    assert "--port 30000" in run_ask(stdin=paste, kb=kb_dir).stdout.decode()   # the rest stays as written
+
+
 def test_version_specific_fix_for_the_users_version(kb_dir):
     old = run_ask("--json", "sglang 0.5.6\nValueError: The memory capacity is unbalanced. Some GPUs may be "
                   "occupied by other processes.", kb=kb_dir)

@@ -26,6 +26,7 @@ from pathlib import Path
 from assistant.config import Settings
 from assistant.control_chars import neutralize
 from assistant.errors import UsageError
+from assistant.redact import redact, redact_data
 from ui.exits import EXIT_ABSTAIN, EXIT_ERROR, EXIT_OK, run_command
 from ui.options import endpoint_options, index_options, settings_from_args
 
@@ -178,10 +179,12 @@ def run_query(argv: list[str]) -> int:
         _erase_preview("".join(streamed), sys.stderr)   # the full answer below replaces it
     elif streamed:
         sys.stderr.write("\n\n")
+    # the answer quotes the paste (launch command, evidence lines): its tokens and keys must not
+    # travel on when the output is pasted into an issue or a chat
     if args.json:
-        print(json.dumps(answer.to_json(), ensure_ascii=False, indent=1))
+        print(json.dumps(redact_data(answer.to_json()), ensure_ascii=False, indent=1))
     else:
-        print(render_text(answer, color=color))
+        print(redact(render_text(answer, color=color)))
     return EXIT_OK if answer.outcome == "fix" else EXIT_ABSTAIN   # a lead is not an answer to act on
 
 
