@@ -20,6 +20,8 @@ SGLANG_VERSION_RES = [
     re.compile(r"lmsysorg/sglang:v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.I),
     re.compile(r"\bSGLang\s+v(\d+\.\d+\.\d+(?:\.post\d+)?)"),
 ]
+PIP_SHOW_SGLANG_RE = re.compile(r"\bpip3?\s+show\s+sglang(?![-_\w])|^\s*Name:\s*sglang\s*$", re.I)
+PIP_SHOW_VERSION_RE = re.compile(r"^Version:\s*" + _VERSION + r"\s*$")
 TORCH_VERSION_RES = [re.compile(r"\b(?:torch|PyTorch)\s*(?:==|:|\s|version\s*:?\s*)\s*v?(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)", re.I)]
 CUDA_TOOLKIT_RES = [
     re.compile(r"Cuda compilation tools, release (\d+\.\d+)"),
@@ -164,6 +166,7 @@ class EnvironmentReader:
     mentions_sglang: bool = False
     server_args: str | None = None
     shapes: dict[str, tuple] = field(default_factory=dict)   # line shape -> _possible(shape)
+    pip_show_left: int = 0   # lines of `pip show sglang` output still to read for its Version line
 
     def shape_vote(self, shape: str) -> str | None:
         """When read() takes nothing from a line of this shape but a hardware vote, that vote ("" for
@@ -202,6 +205,14 @@ class EnvironmentReader:
             v = _first(SGLANG_VERSION_RES, line)
             if v:
                 env["sglang_version"] = v
+            elif PIP_SHOW_SGLANG_RE.search(line):
+                self.pip_show_left = 4
+        elif self.pip_show_left:
+            # `pip show sglang` prints the version on a line of its own: "Version: 0.4.10"
+            self.pip_show_left -= 1
+            version = PIP_SHOW_VERSION_RE.match(line.strip())
+            if version and "sglang_version" not in env:
+                env["sglang_version"], self.pip_show_left = version.group(1), 0
         if ("torch" in low) and "torch_version" not in env:
             v = _first(TORCH_VERSION_RES, line)
             if v and not v.startswith(("0.", "1.0")):

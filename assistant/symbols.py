@@ -47,7 +47,12 @@ LINE_PATTERNS = [
     ("parameter", re.compile(rf"({QUALNAME})\(\) got an unexpected keyword argument '({NAME})(?:'|\s*$)")),
     ("required", re.compile(rf"({QUALNAME})\(\) missing \d+ required (?:positional|keyword-only) "
                             rf"arguments?: '({NAME})'")),  # fmt: skip
+    # a model's architecture the running release has no implementation of
+    ("model", re.compile(rf"Model architectures? \[\s*'({NAME})'")),
+    ("model", re.compile(rf"\b({NAME}) has no SGL?ang implementation", re.I)),
 ]
+MODELS_PACKAGE = "sglang.srt.models."
+
 SGL_ALIAS = re.compile(r"\bsgl\.[A-Za-z_]")
 # Class names other libraries (transformers, vLLM, torch, pydantic) use too: only with "sglang" in the paste.
 SHARED_CLASS_SUFFIX = re.compile(
@@ -224,7 +229,7 @@ class SymbolRegistry:
 class SymbolHistory:
     """Which SGLang releases have what one error line says is missing."""
 
-    kind: str  # module | name | attribute | parameter
+    kind: str  # module | name | attribute | parameter | model (an architecture's implementation)
     owner: str  # the module, class, or function (Class.__init__) the name belongs to
     name: str
     releases: tuple[str, ...]  # releases that have it (a parameter: take it; required=True: require it)
@@ -245,6 +250,7 @@ class SymbolHistory:
             "name": f"`{self.name}` can be imported from `{self.owner}`",
             "attribute": f"`{self.owner}` has the attribute `{self.name}`",
             "parameter": f"`{self.owner}()` takes the argument `{self.name}`",
+            "model": f"SGLang implements the architecture `{self.name}` (in `{self.owner}`)",
         }[self.kind]
         if self.required:
             what = f"`{self.owner}()` requires the argument `{self.name}`"
@@ -284,6 +290,14 @@ class SymbolHistory:
     def advice(self) -> str:
         """What to install (or check) so the caller and SGLang match."""
         fitting = self.fitting_releases
+        if self.kind == "model" and fitting:
+            upgrade = f'`pip install -U "sglang>={fitting[0]}"`'
+            if self.in_user_version:
+                return (f"Your SGLang {self.user_version} has it, so its code failed to load: look above the "
+                        f"error for `Ignore import error when loading {self.owner}`.")
+            if self.in_user_version is False:
+                return f"Run a release that has it: {upgrade}."
+            return f"Check your release (`pip show sglang`); if it is older than {fitting[0]}: {upgrade}."
         caller = ("or use the release of the calling tool (verl, slime, your script...) made for "
                   + (f"your SGLang {self.user_version}" if self.user_version else "your installed SGLang"))  # fmt: skip
         if not fitting:
@@ -382,7 +396,7 @@ def symbol_history(lines: Iterable[str], user_version: str | None = None,
     """The release history of what the first SGLang-related ImportError / AttributeError /
     TypeError line of a paste says is missing; None when no line is about SGLang."""
     lines = [line for line in lines if isinstance(line, str)][-MAX_LINES:]
-    candidates = [(line, kind, match) for line in lines if "'" in line
+    candidates = [(line, kind, match) for line in lines if "'" in line or "mplementation" in line
                   for kind, pattern in LINE_PATTERNS if (match := pattern.search(line))]  # fmt: skip
     if not candidates:
         return None
@@ -405,7 +419,18 @@ def _lookup(kind, match, line, registry: SymbolRegistry, mentions_sglang, other_
     fitting: frozenset[int] | None = None
     accepts_any = None
     required = False
-    if kind == "module":
+    if kind == "model":
+        name = match.group(1)
+        if not mentions_sglang:
+            return None   # vLLM prints the same "Model architectures [...] are not supported"
+        spans = {module: releases for module, releases in registry.class_module_releases(name).items()
+                 if module.startswith(MODELS_PACKAGE) and releases}
+        if not spans:
+            return None   # no release implements it: the model is unsupported, not newer than the release
+        owner = _defining_module(registry, name, _user_index(registry, user_version))
+        indices, known = frozenset().union(*spans.values()), True
+        fitting = indices
+    elif kind == "module":
         name = match.group(1)
         if not is_sglang_module(name) or name == "sglang":
             return None  # "No module named 'sglang'": SGLang is not installed, not a version mismatch

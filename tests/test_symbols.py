@@ -77,6 +77,21 @@ def test_a_module_added_later_asks_for_an_upgrade(registry):
     assert "Upgrade SGLang to >= 0.4.10" in history.advice()
 
 
+def test_a_model_architecture_newer_than_the_users_release_asks_for_the_release_that_has_it(registry):
+    # sglang/srt/models/qwen3_next.py first ships in v0.5.2
+    line = ("ValueError: Qwen3NextForCausalLM has no SGlang implementation and the Transformers "
+            "implementation is not compatible with SGLang.")
+    old = symbol_history([line], user_version="0.4.10")
+    assert old.kind == "model" and old.releases[0] == "0.5.2" and old.in_user_version is False
+    assert 'pip install -U "sglang>=0.5.2"' in old.advice()
+    # a release that has it: the model's code failed to import, no upgrade helps
+    current = symbol_history([line], user_version="0.5.5")
+    assert current.in_user_version is True and "Ignore import error when loading" in current.advice()
+    # vLLM prints the same words about its own registry
+    assert symbol_history(["Model architectures ['Qwen3NextForCausalLM'] are not supported for now. "
+                           "Supported architectures: dict_keys(['LlamaForCausalLM'])  vllm/model_executor"]) is None
+
+
 def test_names_re_exported_by_a_star_import_count(registry):
     # From v0.5.3 sglang/srt/utils/__init__.py does `from sglang.srt.utils.common import *`.
     history = symbol_history(["AttributeError: module 'sglang.srt.utils' has no attribute 'is_hip'"],
