@@ -51,11 +51,39 @@ class Settings:
             model=env.get("ASK_MODEL") or None,
             api_key=env.get("ASK_API_KEY") or None,
             use_llm=env.get("ASK_NO_LLM", "").lower() not in truthy,
-            timeout=float(env.get("ASK_TIMEOUT") or s.timeout),
-            top_k=int(env.get("ASK_TOP_K") or s.top_k),
+            timeout=_number(env, "ASK_TIMEOUT", float, s.timeout),
+            top_k=_number(env, "ASK_TOP_K", int, s.top_k),
             feedback_db=Path(env["ASK_FEEDBACK_DB"]).expanduser() if env.get("ASK_FEEDBACK_DB") else s.feedback_db,
             debug=env.get("ASK_DEBUG", "").lower() in truthy,
         )
 
     def with_options(self, **changes) -> Settings:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        settings = replace(self, **{k: v for k, v in changes.items() if v is not None})
+        settings.check()
+        return settings
+
+    def check(self) -> None:
+        """Raise UsageError for a value no surface can work with (an endpoint that is no URL)."""
+        from assistant.errors import UsageError
+
+        if not self.endpoint.lower().startswith(("http://", "https://")):
+            raise UsageError(f"endpoint {self.endpoint!r} is not an http(s) URL; give one like "
+                             "http://127.0.0.1:30000/v1 (--endpoint or ASK_ENDPOINT)")
+        if self.top_k < 1:
+            raise UsageError(f"top-k {self.top_k}: show at least 1 match (--top-k or ASK_TOP_K)")
+        if self.timeout <= 0:
+            raise UsageError(f"timeout {self.timeout}: give a positive number of seconds (--timeout or ASK_TIMEOUT)")
+
+
+def _number(env, name: str, kind, default):
+    """An ASK_* number, or UsageError naming the variable when it is not one."""
+    from assistant.errors import UsageError
+
+    raw = env.get(name)
+    if not raw:
+        return default
+    try:
+        return kind(raw)
+    except ValueError:
+        noun = "a whole number" if kind is int else "a number"
+        raise UsageError(f"{name}={raw!r} is not {noun}; unset it or give e.g. {name}={default}") from None

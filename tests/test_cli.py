@@ -204,6 +204,20 @@ def test_missing_log_file_is_a_usage_error(kb_dir, tmp_path):
     assert result.returncode == 2 and b"no such file" in result.stderr
 
 
+@pytest.mark.parametrize("args, env, says", [
+    (("--log", "FOLDER"), {}, b"is a folder"),
+    (("--endpoint", "notaurl", "port in use"), {}, b"not an http(s) URL"),
+    (("--top-k", "0", "port in use"), {}, b"show at least 1 match"),
+    (("port in use",), {"ASK_TOP_K": "abc"}, b"ASK_TOP_K='abc' is not a whole number"),
+    (("port in use",), {"ASK_TIMEOUT": "soon"}, b"ASK_TIMEOUT='soon' is not a number"),
+])
+def test_a_bad_option_or_setting_is_a_one_line_usage_error(kb_dir, tmp_path, args, env, says):
+    args = tuple(str(tmp_path) if a == "FOLDER" else a for a in args)
+    result = run_ask(*args, kb=kb_dir, env=env)
+    assert result.returncode == 2 and says in result.stderr and b"unexpected error" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 def test_50mb_log_is_triaged_with_bounded_memory(kb_dir, tmp_path):
     log = tmp_path / "huge.log"
     filler = "".join(f"[2025-06-01 12:{i % 60:02d}:{i % 60:02d} TP{i % 8}] Decode batch. #running-req: {i % 97}, "

@@ -56,6 +56,8 @@ def _analyze_input(args):
     if args.log:
         if args.text:
             raise UsageError("give either TEXT or --log FILE, not both")
+        if args.log.is_dir():
+            raise UsageError(f"--log {args.log}: is a folder; give the log file inside it")
         if not args.log.is_file():
             raise UsageError(f"--log {args.log}: no such file")
         progress = _log_progress(args.log.stat().st_size)
