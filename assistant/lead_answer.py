@@ -87,10 +87,11 @@ def _module_of(path: str) -> str:
 
 def confirm_lines(hit: Hit) -> list[str]:
     """The hit's own specific error lines that the user's log does not show (yet): seeing one of
-    them would make the lead the explanation."""
+    them would make the lead the explanation. Only log lines: a symptom is a description, which a
+    log never shows word for word (`confirm_symptom`)."""
     shown = {mask(line).lower() for line in hit.evidence}
     out = []
-    for line in (*(hit.meta.get("signatures") or ()), *(hit.meta.get("symptoms") or ())):
+    for line in hit.meta.get("signatures") or ():
         line = " ".join(str(line).split())
         masked = mask(line).lower()
         if len(line) < 12 or is_generic(line) or any(masked in seen for seen in shown):
@@ -99,6 +100,12 @@ def confirm_lines(hit: Hit) -> list[str]:
         if len(out) == CONFIRM_LINES:
             break
     return out
+
+
+def confirm_symptom(hit: Hit) -> str | None:
+    """The entry's first described symptom, for an entry with no error line to look for."""
+    symptoms = hit.meta.get("symptoms") or ()
+    return " ".join(str(symptoms[0]).split()) if symptoms else None
 
 
 def where_to_look(retrieval: Retrieval) -> list[str]:
@@ -214,8 +221,11 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConf
         what = "entry" if top.kind == "entry" else ("GitHub issue" if top.kind == "issue" else "document")
         diagnosis = (f"Not confirmed: the closest known problem is the {what} \"{top.title}\" "
                      f"({_reference(top)}), but it does not fit your log well enough to be the fix.")
+        symptom = confirm_symptom(retrieval.hits[0]) if not confirm else None
         if confirm:
             diagnosis += f" If your log also shows `{confirm[0]}`, this {what} applies."
+        elif symptom:
+            diagnosis += f" It applies if what you see is this: {symptom}."
         steps = _next_steps(components, module, version, registry)
         steps.append(f"If it is confirmed, follow {_reference(top)} (its steps are not shown here as "
                      "the fix).")

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from assistant.kb import load_entries
 from assistant.render import render_text
 from tests.conftest import REPO, run_ask
 
@@ -307,3 +308,20 @@ def test_next_steps_name_only_flags_the_users_sglang_has():
     assert any("`--cuda-graph-max-bs-decode`" in s for s in newest)
     assert not any("`--cuda-graph-max-bs`" in s for s in newest)
 
+
+
+def test_a_lead_quotes_only_log_lines_as_what_the_log_would_show(assistant):
+    # the OOM entry's specific line is a description ("the server starts fine but crashes ..."):
+    # it is offered as what the user would see, never as a line their log would print
+    oom = ("[2025-07-07 08:00:31 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_executor/model_runner.py", line 505, '
+           "in load_model\n    self.model = get_model(\n"
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity "
+           "of 79.19 GiB of which 1.02 GiB is free. Process 77123 has 41.30 GiB memory in use.")
+    lead = assistant.answer(oom)
+    assert lead.outcome == "lead"
+    symptoms = set()
+    for entry in load_entries(REPO / "kb" / "entries"):
+        symptoms |= {" ".join(s.split()) for s in entry.symptoms}
+    assert not symptoms & set(lead.confirm_if)
+    assert "If your log also shows `the" not in lead.text
