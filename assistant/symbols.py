@@ -427,7 +427,9 @@ def _lookup(kind, match, line, registry: SymbolRegistry, mentions_sglang, other_
                  if module.startswith(MODELS_PACKAGE) and releases}
         if not spans:
             return None   # no release implements it: the model is unsupported, not newer than the release
-        owner = _defining_module(registry, name, _user_index(registry, user_version))
+        user = _user_index(registry, user_version)
+        owner = next((module for module, releases in spans.items() if user in releases),
+                     max(spans, key=lambda module: max(spans[module])))
         indices, known = frozenset().union(*spans.values()), True
         fitting = indices
     elif kind == "module":

@@ -287,6 +287,7 @@ def _feed(raw: str, st: _State) -> None:
     if not line.strip():
         st.last_was_prose = False  # a blank line ends the user's paragraph
         return
+    title, st.seen_text = not st.seen_text, True   # a report's first line is its title
     if st.pending_command is not None:
         st.pending_command += " " + line.strip().rstrip("\\").strip()
         if not line.rstrip().endswith("\\"):
@@ -343,7 +344,6 @@ def _feed(raw: str, st: _State) -> None:
                 _remember(st, _masked(text, st, text_shape), text)
             _add_error(st, message, _classify(message) or "exception")
             return
-    title, st.seen_text = not st.seen_text, True
     if text.startswith("```"):
         st.in_fence = not st.in_fence
     heading = HEADING_RE.match(text)
