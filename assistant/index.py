@@ -26,13 +26,14 @@ FORMAT_VERSION = 1
 REBUILD_HINT = "run `ask ingest` to rebuild it"
 
 # Exact search costs ~0.07 ms per 1,000 chunks (3.5 ms at 50k, 35 ms at 500k). Past IVF_MIN_CHUNKS
-# the vectors are split into ~sqrt(n) k-means cells and a query scans the 1/6 of cells nearest to
-# it: ~1.5 ms at 50k on a shared 2-core machine, finding 99% of the exact top 10 (`python -m evals
-# bench`; scanning 1/8 found 98% once the KB grew to 315 entries, whose vectors the bench blends).
+# the vectors are split into ~sqrt(n) k-means cells and a query scans the 1/4 of cells nearest to
+# it: ~0.8 ms at 50k on a shared 2-core machine, finding 99% of the exact top 10 (`python -m evals
+# bench`; scanning 1/8 found 98% once the KB grew to 315 entries, and 1/6 found 97% at 467 entries,
+# whose vectors the bench blends).
 # HNSW was measured too: with many near-duplicate chunks (the same error reported again and
 # again) it found 95-98% of the exact top 10 at twice the cost.
 IVF_MIN_CHUNKS = 40_000
-IVF_PROBED_SHARE = 6   # a query scans 1/6 of the cells
+IVF_PROBED_SHARE = 4   # a query scans 1/4 of the cells
 # A token in more chunks than this ("error", "cuda" in a big issue corpus) adds only its
 # IMPACT_HEAD strongest postings to every chunk's score, then the RESCORED best chunks get the
 # rest of their exact score: a query no longer walks hundreds of thousands of postings. Below
