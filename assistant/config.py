@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from assistant.errors import UsageError
 from assistant.resources import default_index_dir, default_kb_dir
 
 
@@ -64,8 +65,6 @@ class Settings:
 
     def check(self) -> None:
         """Raise UsageError for a value no surface can work with (an endpoint that is no URL)."""
-        from assistant.errors import UsageError
-
         if not self.endpoint.lower().startswith(("http://", "https://")):
             raise UsageError(f"endpoint {self.endpoint!r} is not an http(s) URL; give one like "
                              "http://127.0.0.1:30000/v1 (--endpoint or ASK_ENDPOINT)")
@@ -77,8 +76,6 @@ class Settings:
 
 def _number(env, name: str, kind, default):
     """An ASK_* number, or UsageError naming the variable when it is not one."""
-    from assistant.errors import UsageError
-
     raw = env.get(name)
     if not raw:
         return default

@@ -508,8 +508,7 @@ GENERIC_IDENTIFIERS = frozenset({"--model-path", "--tp", "--tp-size", "--port", 
 def root_error(analysis: Analysis):
     """The first error that reads like a log line (an exception, or a fatal line that is not a
     sentence of the user's); one the server went on serving after is not the root while another is."""
-    errors = [e for e in analysis.errors if not e.survived] or analysis.errors
-    for e in errors:
+    for e in analysis.stopping_errors:
         if e.kind == "exception" or (e.kind == "fatal" and not looks_like_sentence(e.text)):
             return e
     return None

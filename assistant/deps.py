@@ -488,7 +488,7 @@ def dependency_advice(
         pinned = [r for r, s in specs.items() if s]
         if len({specs[r] for r in pinned}) > 1:
             first, last = pinned[0], pinned[-1]
-            pins_vary = (first, ordered_spec(specs[first] or ""), last, ordered_spec(specs[last] or ""))
+            pins_vary = (first, ordered_spec(specs[first]), last, ordered_spec(specs[last]))
             spec = None   # which one is the user's release's: no version is guessed
     installed = installed_versions(lines, [package, name]).get(package) or installed_versions(lines, [name]).get(name)
     if installed is None and problem in ("too old", "incompatible") and match.re.groups >= 2:

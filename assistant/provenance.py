@@ -22,7 +22,7 @@ from collections import OrderedDict
 from assistant.deps import DependencyAdvice, dependency_advice
 from assistant.origin import Origin, match_origin
 from assistant.release_range import release_range
-from assistant.symbols import SymbolHistory, symbol_history
+from assistant.symbols import ARCHITECTURE_UNSUPPORTED, SymbolHistory, symbol_history
 from assistant.trace import Analysis
 
 ROOT_KINDS = ("exception", "fatal")
@@ -59,8 +59,7 @@ def _cached(kind: str, analysis: Analysis, compute):
 def root_error_lines(analysis: Analysis) -> list[str]:
     """The traceback's frames (innermost last) and the root error lines, as the registry reads
     them; empty when the paste has no error line."""
-    # an error the server went on serving after is not where the failure comes from
-    errors = [e for e in analysis.errors if not e.survived] or analysis.errors
+    errors = analysis.stopping_errors
     roots = [e.text for e in errors if e.kind in ROOT_KINDS][:MAX_ROOT_LINES]
     if not roots:
         roots = [e.text for e in errors][:MAX_ROOT_LINES] or _exception_prose(analysis)
@@ -98,7 +97,7 @@ def _dependency(analysis: Analysis) -> DependencyAdvice | None:
              if masked not in prose or EXCEPTION_START.match(text)]
     if not lines:
         return None
-    if not any(ARCHITECTURE_UNSUPPORTED_RE.search(e.text) for e in analysis.errors):
+    if not any(p.search(e.text) for p in ARCHITECTURE_UNSUPPORTED for e in analysis.errors):
         # SGLang warns for every optional model class whose imports fail at startup; that is the
         # cause only when the model's architecture is then reported as unsupported
         lines = [text for text in lines if not OPTIONAL_MODEL_IMPORT_RE.search(text)]
@@ -112,8 +111,6 @@ def _dependency(analysis: Analysis) -> DependencyAdvice | None:
 
 
 OPTIONAL_MODEL_IMPORT_RE = re.compile(r"Ignore import error when loading sglang\.srt\.models")
-ARCHITECTURE_UNSUPPORTED_RE = re.compile(r"architectures? .{0,120}(?:are|is) not supported|has no SGL?ang implementation|"
-                                         r"not supported for now", re.I)
 
 
 def paste_dependency(analysis: Analysis) -> DependencyAdvice | None:

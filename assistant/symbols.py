@@ -37,6 +37,11 @@ MAX_BASE_DEPTH = 6
 NAME = r"[A-Za-z_][\w]*"
 DOTTED = r"[A-Za-z_][\w.]*"
 QUALNAME = r"[A-Za-z_][\w.<>]*"
+# a model's architecture the running release has no implementation of (group 1: the class)
+ARCHITECTURE_UNSUPPORTED = (
+    re.compile(rf"Model architectures? \[\s*'({NAME})'"),
+    re.compile(rf"\b({NAME}) has no SGL?ang implementation", re.I),
+)
 LINE_PATTERNS = [
     # the closing quote of the last name may be cut off with the rest of a long line
     ("name", re.compile(rf"cannot import name '({NAME})' from '({DOTTED})(?:'|\s*$)")),
@@ -47,9 +52,7 @@ LINE_PATTERNS = [
     ("parameter", re.compile(rf"({QUALNAME})\(\) got an unexpected keyword argument '({NAME})(?:'|\s*$)")),
     ("required", re.compile(rf"({QUALNAME})\(\) missing \d+ required (?:positional|keyword-only) "
                             rf"arguments?: '({NAME})'")),  # fmt: skip
-    # a model's architecture the running release has no implementation of
-    ("model", re.compile(rf"Model architectures? \[\s*'({NAME})'")),
-    ("model", re.compile(rf"\b({NAME}) has no SGL?ang implementation", re.I)),
+    *(("model", pattern) for pattern in ARCHITECTURE_UNSUPPORTED),
 ]
 MODELS_PACKAGE = "sglang.srt.models."
 
@@ -396,7 +399,7 @@ def symbol_history(lines: Iterable[str], user_version: str | None = None,
     """The release history of what the first SGLang-related ImportError / AttributeError /
     TypeError line of a paste says is missing; None when no line is about SGLang."""
     lines = [line for line in lines if isinstance(line, str)][-MAX_LINES:]
-    candidates = [(line, kind, match) for line in lines if "'" in line or "mplementation" in line
+    candidates = [(line, kind, match) for line in lines if "'" in line or "implementation" in line.lower()
                   for kind, pattern in LINE_PATTERNS if (match := pattern.search(line))]  # fmt: skip
     if not candidates:
         return None

@@ -140,6 +140,12 @@ class Analysis:
     def primary(self) -> ErrorLine | None:
         return self.errors[0] if self.errors else None
 
+    @property
+    def stopping_errors(self) -> tuple[ErrorLine, ...]:
+        """The errors without those the server went on serving after (all of them when every
+        error is such): where the failure comes from."""
+        return tuple(e for e in self.errors if not e.survived) or self.errors
+
     def query_text(self, max_errors: int = 12) -> str:
         """What retrieval sees: the question, the key error lines, the failing frames; the
         distinct lines of the paste when nothing in it looks like an error."""
@@ -354,8 +360,7 @@ def _feed(raw: str, st: _State) -> None:
     if not prose and not st.in_traceback and len(st.described) < 20:
         # the report's title and description are the user's summary (read into the question), but
         # the line is matched as the log line it may quote: the rest of this function as before
-        summary = (ISSUE_TAG_RE.sub("", line.strip(), count=1).strip()
-                   if title and _reads_as_title(line.strip()) else
+        summary = (_title_of(line.strip()) if title else
                    text if st.describing and not st.in_fence and not heading and text == line.strip()
                    and _wordy(text) and _classify(text) is None else None)
         if summary and summary not in st.described:
@@ -539,17 +544,16 @@ DESCRIPTION_HEADING_RE = re.compile(r"describe|description|summary|problem|what 
                                     r"current behaviou?r|\bissue\b|问题|描述|现象", re.I)
 
 
-def _reads_as_title(line: str) -> bool:
-    """The first line of a paste, as a report's title: tagged `[Bug] ...`, or a few plain words
-    with no log prefix, path or exception in them."""
+def _title_of(line: str) -> str | None:
+    """The first line of a paste as a report's title, without its tag: tagged `[Bug] ...`, or a
+    few plain words with no log prefix, path or exception in them; None for any other line."""
     tagged = ISSUE_TAG_RE.match(line)
     rest = line[tagged.end():].strip() if tagged else line
     if not rest or _classify(rest) is not None or len(rest) > 200:
-        return False
-    words = rest.split()
+        return None
     if tagged:
-        return len(words) >= 2
-    return _wordy(rest) and not re.search(r"[/\\=]|--|\.py\b", rest)
+        return rest if len(rest.split()) >= 2 else None
+    return rest if _wordy(rest) and not re.search(r"[/\\=]|--|\.py\b", rest) else None
 
 
 def _wordy(text: str) -> bool:

@@ -80,7 +80,7 @@ def _expected_outcome(assistant: Assistant, case: Case) -> str:
 
 
 def _result(case: Case, answer, ranked: list[str], latency: float, registry, user_names,
-            retrieval=None) -> CaseResult:
+            expected_outcome: str, retrieval=None) -> CaseResult:
     body = {"diagnosis": answer.diagnosis, "fix": answer.fix, "warnings": answer.warnings,
             "citations": answer.citations}
     missing, forbidden = check_text(case, body)
@@ -90,7 +90,8 @@ def _result(case: Case, answer, ranked: list[str], latency: float, registry, use
     return CaseResult(case, ranked, answer.abstained, body, latency,
                       unknown_flags(body, answer.detected.sglang_version, registry, user_names),
                       missing, forbidden, mode=getattr(answer, "mode", "extractive"),
-                      outcome=_outcome(answer, retrieval), confidence=float(confidence or 0.0))
+                      outcome=_outcome(answer, retrieval), confidence=float(confidence or 0.0),
+                      expected_outcome=expected_outcome)
 
 
 def run_case(assistant: Assistant, case: Case, mode: str = "extractive") -> CaseResult:
@@ -99,10 +100,8 @@ def run_case(assistant: Assistant, case: Case, mode: str = "extractive") -> Case
     analysis = analyze_lines(lines)
     answer = assistant.answer(analysis, use_llm=(mode == "llm"))
     latency = (time.perf_counter() - started) * 1000
-    result = _result(case, answer, [m.id for m in answer.matches], latency, assistant.registry,
-                     analysis.user_names)
-    result.expected_outcome = _expected_outcome(assistant, case)
-    return result
+    return _result(case, answer, [m.id for m in answer.matches], latency, assistant.registry,
+                   analysis.user_names, _expected_outcome(assistant, case))
 
 
 def run_baseline(assistant: Assistant, case: Case, name: str) -> CaseResult:
@@ -116,9 +115,8 @@ def run_baseline(assistant: Assistant, case: Case, name: str) -> CaseResult:
     answer = compose_extractive(retrieval, assistant.registry, assistant.settings.top_k)
     latency = (time.perf_counter() - started) * 1000
     result = _result(case, answer, _ranked(retrieval), latency, assistant.registry,
-                     retrieval.analysis.user_names, retrieval)
+                     retrieval.analysis.user_names, _expected_outcome(assistant, case), retrieval)
     result.mode = "extractive"
-    result.expected_outcome = _expected_outcome(assistant, case)
     return result
 
 
