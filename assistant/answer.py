@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from assistant.commands import sglang_names
 from assistant.deps import DependencyAdvice
 from assistant.flag_reference import FlagReference
+from assistant.gpu_memory import GpuMemory, gpu_memory_json, paste_gpu_memory
 from assistant.origin import Origin
 from assistant.symbols import SymbolHistory
 from assistant.release_range import dated_environment
@@ -91,6 +92,7 @@ class Answer:
     origin: Origin | None = None     # where the root error is emitted (assistant.provenance)
     dependency: DependencyAdvice | None = None   # the pin for a dependency problem in the paste
     symbol: SymbolHistory | None = None   # releases that have what an import/attribute error names
+    gpu_memory: GpuMemory | None = None   # the numbers of an out-of-memory message (assistant.gpu_memory)
     flags: list[FlagReference] = field(default_factory=list)   # what a how-to question is about
 
     def __post_init__(self) -> None:
@@ -133,6 +135,7 @@ class Answer:
             "origin": origin_json(self.origin),
             "dependency": dependency_json(self.dependency),
             "symbol": symbol_json(self.symbol),
+            "gpu_memory": gpu_memory_json(self.gpu_memory),
             "flags": [asdict(f) for f in self.flags],
             "text": self.text,
         }
@@ -204,6 +207,7 @@ def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:
     analysis = retrieval.analysis
     answer.origin = paste_origin(analysis)
     answer.symbol = paste_symbol(analysis)
+    answer.gpu_memory = paste_gpu_memory(analysis)
     answer.dependency = advice = paste_dependency(analysis)
     if advice is None:
         return answer

@@ -57,6 +57,8 @@ def provenance_lines(answer: Answer, c) -> list[str]:
         out += [c(_BOLD, "Where it comes from: ") + first] + [f"  {line}" for line in rest]
     if answer.symbol is not None:
         out += ([""] if out else []) + [c(_BOLD, "SGLang releases: ") + symbol_sentence(answer.symbol)]
+    if answer.gpu_memory is not None:
+        out += ([""] if out else []) + [c(_BOLD, "GPU memory at the failure: ") + answer.gpu_memory.reading()]
     if answer.dependency is not None and answer.abstained:
         out += ([""] if out else []) + [c(_BOLD, "Dependency: ") + dependency_sentence(answer.dependency)]
     return out

@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from assistant.decision import SIGNATURE_OK, Decision, decide, scope_conflict
+from assistant.gpu_memory import paste_gpu_memory
 from assistant.host_platform import platform_fits
 from assistant.index import Index
 from assistant.term_weights import masked_signature, token_idf
@@ -364,9 +365,14 @@ class Retriever:
         """The ranked hits and the decision for a paste; `meanwhile(analysis)`, if given, runs
         while the query is embedded (work the caller needs next that does not depend on it)."""
         analysis = text_or_analysis if isinstance(text_or_analysis, Analysis) else analyze(text_or_analysis)
+        memory_words = ""
         if use_trace:
             query = analysis.query_text()
             lines = analysis.masked_lines
+            # what the numbers of an out-of-memory message say, in words (assistant.gpu_memory)
+            memory = paste_gpu_memory(analysis)
+            memory_words = memory.query_words() if memory is not None else ""
+            query += f"\n{memory_words}" if memory_words else ""
         else:  # baseline: the raw paste, no triage
             raw = text_or_analysis if isinstance(text_or_analysis, str) else analysis.query_text()
             query = raw[:4000]
@@ -375,7 +381,7 @@ class Retriever:
         lex_unit = np.zeros(n_units, dtype=np.float32)
         dense_unit = np.zeros(n_units, dtype=np.float32)
         # the query's embedding (most of a query's time) runs while its words are scored
-        embedding = self._embedding(_dense_query(analysis, query, use_trace)) \
+        embedding = self._embedding(_dense_query(analysis, query, use_trace, memory_words)) \
             if mode in ("hybrid", "dense") and query.strip() else None
         tokens = tokenize(query)
         if mode in ("hybrid", "lexical") and tokens:
@@ -489,12 +495,14 @@ def _best(rows: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
     return rows[np.argsort(-values, kind="stable")]
 
 
-def _dense_query(analysis: Analysis, query: str, use_trace: bool) -> str:
+def _dense_query(analysis: Analysis, query: str, use_trace: bool, facts: str = "") -> str:
     if not use_trace:
         return query[:2000]
     parts = [e.text for e in analysis.errors if e.kind in ("exception", "fatal")][:3]
     if not parts:
         parts = [e.text for e in analysis.errors[:3]]
+    if facts:   # ahead of the long error lines: the encoder reads only the query's first 256 tokens
+        parts.insert(0, facts)
     if analysis.question:
         parts.insert(0, analysis.question[:500])
     return "\n".join(parts) or query[:2000]

@@ -138,6 +138,8 @@ def answer_markdown(answer: Answer) -> str:
     out += ["", "**What went wrong**", "", answer.diagnosis]
     if answer.symbol is not None:
         out += ["", f"**SGLang releases:** {symbol_sentence(answer.symbol)}"]
+    if answer.gpu_memory is not None:
+        out += ["", f"**GPU memory at the failure:** {answer.gpu_memory.reading()}"]
     if answer.abstained and answer.primary_error:
         out += ["", "**The error that matters in your log**", "", fenced(answer.primary_error)]
     if answer.fix:
@@ -198,6 +200,8 @@ def _provenance_markdown(answer: Answer) -> list[str]:
         out += [f"- {code_span(r) if r.startswith('when: ') else r}" for r in rest]
     if answer.symbol is not None:
         out += ["", f"**SGLang releases:** {symbol_sentence(answer.symbol)}"]
+    if answer.gpu_memory is not None:
+        out += ["", f"**GPU memory at the failure:** {answer.gpu_memory.reading()}"]
     if answer.dependency is not None:
         out += ["", f"**Dependency:** {code_span(dependency_sentence(answer.dependency))}"]
     return out

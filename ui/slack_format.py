@@ -186,6 +186,8 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
         parts.append(f"*Where it comes from:* `{escape(first)}`" + "".join(f"\n• {line}" for line in code))
     if answer.symbol is not None:
         parts.append(f"*SGLang releases:* {escape(redact(symbol_sentence(answer.symbol)))}")
+    if answer.gpu_memory is not None:
+        parts.append(f"*GPU memory at the failure:* {escape(answer.gpu_memory.reading())}")
     if dependency and answer.dependency is not None:
         parts.append(f"*Dependency:* `{escape(redact(dependency_sentence(answer.dependency)))}`")
     return "\n".join(parts)

@@ -1,0 +1,177 @@
+"""What torch's out-of-memory message says about the GPU at the moment of failure.
+
+PyTorch's allocator prints the device's capacity, what was free, what this process held and what
+every other process on the device held (from NVML), and how much of its own share was allocated,
+reserved but unused (fragmentation) or taken by CUDA-graph pools. Those numbers tell apart causes
+that share the words "CUDA out of memory": another job holding the GPU, SGLang's own pools filling
+it, one huge allocation. The KB entries explain causes; this module only reads the numbers, so the
+reading holds for any OOM, known or not, on CUDA, ROCm (HIP) or MUSA builds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from assistant.trace import Analysis
+
+_UNITS = {"B": 1 / 2**30, "KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0, "TiB": 2.0**10}
+_SIZE = r"(\d+(?:\.\d+)?) ?(B|KiB|MiB|GiB|TiB)"
+_OOM_RE = re.compile(r"\b(?:CUDA|HIP|MUSA|XPU|NPU) out of memory\. Tried to allocate " + _SIZE)
+# torch >= 2.1 ("capacty" is 2.1's spelling): "GPU 0 has a total capacity of 23.53 GiB of which 20.38 MiB is free."
+_CAPACITY_RE = re.compile(r"GPU (\d+) has a total capac(?:i)?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
+# torch < 2.1: "(GPU 0; 79.15 GiB total capacity; 75.20 GiB already allocated; 1.50 GiB free; ...)"
+_OLD_RE = re.compile(r"\(GPU (\d+); " + _SIZE + r" total capacity; " + _SIZE + r" already allocated; "
+                     + _SIZE + r" free")
+_THIS_RE = re.compile(r"this process has " + _SIZE + r" memory in use")
+_OTHER_RE = re.compile(r"Process (\d+) has " + _SIZE + r" memory in use")
+_POOLS_RE = re.compile(r"with " + _SIZE + r" allocated in private pools")
+_UNUSED_RE = re.compile(_SIZE + r" is reserved by PyTorch but unallocated")
+
+# another process holding at least this much of the device (GiB, and share of capacity) is not a
+# CUDA context or a monitoring tool: it is a job using the memory SGLang planned for
+OTHERS_MIN_GIB = 1.0
+OTHERS_MIN_SHARE = 0.15
+# one request for this share of the device is a single tensor, not a pool running dry
+HUGE_SHARE = 0.25
+# reserved-but-unallocated memory this large against the request is fragmentation
+FRAGMENTED_RATIO = 1.0
+
+
+def _gib(number: str, unit: str) -> float:
+    return float(number) * _UNITS[unit]
+
+
+@dataclass(frozen=True)
+class GpuMemory:
+    """The numbers of one out-of-memory message, in GiB (None where the message does not say)."""
+    line: str                                   # the message as the user has it
+    gpu: int | None
+    requested: float
+    capacity: float | None
+    free: float | None
+    this_process: float | None                  # None when torch could not tell its own process
+    others: tuple[tuple[int, float], ...]        # (pid, GiB) of the other processes torch listed
+    graph_pools: float | None = None
+    unused_reserved: float | None = None
+
+    @property
+    def others_total(self) -> float:
+        return sum(gib for _, gib in self.others)
+
+    def others_hold_memory(self) -> bool:
+        """Processes other than this one hold a real share of the device. Without 'this process'
+        (torch inside a container often cannot match its own PID) one listed process is this one,
+        so it takes two sizeable ones."""
+        big = [gib for _, gib in self.others if gib >= OTHERS_MIN_GIB]
+        if not big or not self.capacity:
+            return False
+        if self.this_process is not None:
+            return sum(big) >= OTHERS_MIN_SHARE * self.capacity
+        return len(big) >= 2 and sum(big) - max(big) >= OTHERS_MIN_SHARE * self.capacity
+
+    def reading(self) -> str:
+        """The numbers and what they rule in, in one or two sentences."""
+        where = f"GPU {self.gpu}" if self.gpu is not None else "the GPU"
+        facts = [f"a {_fmt(self.requested)} allocation failed on {where}"]
+        if self.capacity is not None:
+            facts[0] += f" ({_fmt(self.capacity)} in total"
+            facts[0] += f", {_fmt(self.free)} free)" if self.free is not None else ")"
+        if self.this_process is not None:
+            facts.append(f"this process held {_fmt(self.this_process)}")
+        if self.others:
+            listed = ", ".join(f"process {pid} {_fmt(gib)}" for pid, gib in self.others[:4])
+            more = f" and {len(self.others) - 4} more" if len(self.others) > 4 else ""
+            who = "other processes" if self.this_process is not None else "processes on it"
+            facts.append(f"{who} held {_fmt(self.others_total)} ({listed}{more})")
+        if self.graph_pools:
+            facts.append(f"CUDA-graph pools {_fmt(self.graph_pools)}")
+        if self.unused_reserved:
+            facts.append(f"{_fmt(self.unused_reserved)} reserved by PyTorch but unallocated")
+        text = "; ".join(facts) + "."
+        verdict = self.verdict()
+        return f"{text[0].upper()}{text[1:]} {verdict}" if verdict else f"{text[0].upper()}{text[1:]}"
+
+    def query_words(self) -> str:
+        """The verdict in the words an operator would write, for retrieval: the numbers say it,
+        the KB's entries and reports say it in words."""
+        if self.others_hold_memory():
+            return "another process holds most of the GPU memory, this process uses little"
+        if self.capacity and self.requested >= HUGE_SHARE * self.capacity:
+            return "one very large allocation, a single huge tensor"
+        if self._fragmented():
+            return "memory fragmentation, reserved but unallocated memory"
+        return ""
+
+    def _fragmented(self) -> bool:
+        return (self.unused_reserved is not None and self.requested > 0
+                and self.unused_reserved >= FRAGMENTED_RATIO * self.requested
+                and (self.free is None or self.free < self.requested))
+
+    def verdict(self) -> str | None:
+        """What the numbers alone establish, or None when they do not single out a cause."""
+        if self.others_hold_memory():
+            return ("Other processes hold a large share of this GPU: find them with `nvidia-smi "
+                    "--query-compute-apps=pid,process_name,used_memory --format=csv` and stop them or "
+                    "move SGLang to a free GPU (CUDA_VISIBLE_DEVICES); if the GPU is shared on purpose "
+                    "(a colocated trainer), that process must release its memory before SGLang runs.")
+        if self.capacity and self.requested >= HUGE_SHARE * self.capacity:
+            return (f"One request for {_fmt(self.requested)} ({self.requested / self.capacity:.0%} of the "
+                    "GPU) is a single oversized tensor (e.g. logits or activations of a very long "
+                    "sequence), not a pool running dry: shorter inputs or a smaller chunk size shrink it.")
+        if self._fragmented():
+            return (f"PyTorch had {_fmt(self.unused_reserved)} reserved but unused, more than the request: "
+                    "the memory is fragmented rather than exhausted.")
+        return None
+
+
+def _fmt(gib: float | None) -> str:
+    if gib is None:
+        return "?"
+    return f"{gib * 1024:.0f} MiB" if gib < 1 else f"{gib:.2f} GiB"
+
+
+def parse_oom(text: str) -> GpuMemory | None:
+    """The numbers of the out-of-memory message in `text`, or None when it has none."""
+    oom = _OOM_RE.search(text)
+    if oom is None:
+        return None
+    tail = text[oom.start():]
+    gpu = capacity = free = None
+    if m := _CAPACITY_RE.search(tail):
+        gpu, capacity, free = int(m.group(1)), _gib(*m.group(2, 3)), _gib(*m.group(4, 5))
+    elif m := _OLD_RE.search(tail):
+        gpu, capacity, free = int(m.group(1)), _gib(*m.group(2, 3)), _gib(*m.group(6, 7))
+    this = _THIS_RE.search(tail)
+    pools, unused = _POOLS_RE.search(tail), _UNUSED_RE.search(tail)
+    return GpuMemory(
+        line=text.strip(), gpu=gpu, requested=_gib(*oom.group(1, 2)), capacity=capacity, free=free,
+        this_process=_gib(*this.group(1, 2)) if this else None,
+        others=tuple((int(p), _gib(n, u)) for p, n, u in _OTHER_RE.findall(tail)),
+        graph_pools=_gib(*pools.group(1, 2)) if pools else None,
+        unused_reserved=_gib(*unused.group(1, 2)) if unused else None)
+
+
+def paste_gpu_memory(analysis: Analysis) -> GpuMemory | None:
+    """The out-of-memory numbers of the error that stopped the run (the most detailed message
+    when several ranks printed one)."""
+    found = [m for e in analysis.stopping_errors if (m := parse_oom(e.text)) is not None]
+    if not found:
+        return None
+    return max(found, key=lambda m: (m.capacity is not None, len(m.others), m.this_process is not None))
+
+
+def gpu_memory_json(memory: GpuMemory | None) -> dict | None:
+    if memory is None:
+        return None
+    return {"gpu": memory.gpu, "requested_gib": round(memory.requested, 3),
+            "capacity_gib": _round(memory.capacity), "free_gib": _round(memory.free),
+            "this_process_gib": _round(memory.this_process),
+            "other_processes": [{"pid": pid, "gib": round(gib, 3)} for pid, gib in memory.others],
+            "graph_pools_gib": _round(memory.graph_pools),
+            "unused_reserved_gib": _round(memory.unused_reserved),
+            "others_hold_memory": memory.others_hold_memory(), "summary": memory.reading()}
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
