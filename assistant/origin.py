@@ -614,6 +614,15 @@ def _is_specific(literal: int, line: str) -> bool:
     return literal >= SPECIFIC_LITERAL or literal >= COVERAGE * _message_length(line)
 
 
+def _raised_in_innermost_frame(registry: ErrorRegistry, hit: tuple[int, int, int], paste: _Paste) -> bool:
+    """The user's traceback ends in the SGLang file that emits this text: then even a short
+    template ("NCCL error: {error_str}" in SGLang's NCCL wrapper) is SGLang's message, not the
+    library's it quotes."""
+    frames = paste.traceback_of(hit[1])
+    return bool(frames) and bool(frames[-1].path) and \
+        registry.paths[registry.row(hit[0])[registry.col["path"]]] == frames[-1].path
+
+
 def _raised_elsewhere(registry: ErrorRegistry, hit: tuple[int, int, int], line: str) -> bool:
     """The line names another library's exception class ("torch.distributed.DistStoreError:
     Timed out after ...") that is not the class this SGLang site raises."""
@@ -813,7 +822,8 @@ def match_origin(
     hits = [
         hit
         for hit in registry.find(lines)
-        if _is_specific(hit[2], lines[hit[1]]) and not _raised_elsewhere(registry, hit, lines[hit[1]])
+        if (_is_specific(hit[2], lines[hit[1]]) or _raised_in_innermost_frame(registry, hit, paste))
+        and not _raised_elsewhere(registry, hit, lines[hit[1]])
         and not _raised_by_library(registry, hit, paste) and not _misplaced_exception_text(registry, hit, lines[hit[1]])
     ]
     covered = {hit[1] for hit in hits}
@@ -831,7 +841,9 @@ def match_origin(
             # asked about; a warning logged on the way is not the origin of a crash another line
             # reports; a line that quotes another library's error ("Capture cuda graph failed:
             # <CUDA error>") wraps it; and what SGLang logs while that error stops it follows from it
-            return (is_generic(line) or SEVERITY.get(level, 3) <= 1
+            # a generic text is still the raise itself when the traceback ends in the file emitting it
+            generic = is_generic(line) and not _raised_in_innermost_frame(registry, hit, paste)
+            return (generic or SEVERITY.get(level, 3) <= 1
                     or any(message in line for message in foreign_messages)
                     or (bool(foreign) and kind == "log"))
 

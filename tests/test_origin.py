@@ -144,6 +144,25 @@ def test_torch_and_nccl_errors_are_not_sglang_messages(registry):
     assert origin is not None and not origin.is_sglang and origin.package == "nccl"
 
 
+def test_nccl_error_raised_by_sglangs_own_nccl_wrapper_is_sglangs(registry):
+    """SGLang's pynccl wrapper turns a failed NCCL call into `NCCL error: <NCCL's words>`: with the
+    traceback ending in that wrapper, the short template is SGLang's raise, not NCCL's log line."""
+    trace = [
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/distributed/device_communicators/pynccl.py", line 99, in __init__',
+        "    self.comm: ncclComm_t = self.nccl.ncclCommInitRank(",
+        '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/distributed/device_communicators/pynccl_wrapper.py", line 280, in NCCL_CHECK',
+        '    raise RuntimeError(f"NCCL error: {error_str}")',
+        "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+    ]
+    origin = match_origin(trace, version="0.5.9")
+    assert origin.is_sglang and origin.module == "sglang.srt.distributed.device_communicators.pynccl_wrapper"
+    assert origin.function == "NCCLLibrary.NCCL_CHECK"
+    # without the traceback the same words stay NCCL's
+    origin = match_origin(["RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"])
+    assert origin is None or not origin.is_sglang
+
+
 def test_lookups_are_fast(registry):
     lines = [NOT_ENOUGH_MEMORY] + [f"[2025-06-01 10:00:{i:02d}] Decode batch. #running-req: {i}, #token: 1234" for i in range(60)]
     match_origin(lines)  # warm the pattern cache
