@@ -19,7 +19,7 @@ from assistant.flag_reference import FlagReference
 from assistant.gpu_memory import GpuMemory, gpu_memory_json, paste_gpu_memory
 from assistant.origin import Origin
 from assistant.symbols import SymbolHistory
-from assistant.release_range import dated_environment
+from assistant.release_range import dated_environment, release_range
 from assistant.provenance import (dependency_json, dependency_sentence, is_dependency_entry,
                                   origin_json, paste_dependency, paste_origin, paste_symbol,
                                   symbol_json)
@@ -250,10 +250,13 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3) -> Ans
     if top.kind != "entry":
         return _compose_from_unit(retrieval, matches, similar, warnings, primary, registry)
     version = env.sglang_version
+    # no version line: the releases the traceback's files date it to still rule steps out
+    dated = release_range(retrieval.analysis.sglang_frames) if not version else None
     fix, dropped = [], []
     for step in meta["fix"]:
         ok = step_version_ok(step.get("versions"), version, registry)
-        if ok is False:
+        if ok is False or (ok is None and dated is not None and step.get("versions")
+                           and not dated.admits(step["versions"])):
             continue
         missing = missing_step_flags([step["text"], *step.get("commands", [])], version, registry,
                                      retrieval.analysis.user_names)

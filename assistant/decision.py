@@ -28,6 +28,7 @@ from functools import lru_cache
 
 from assistant.components import components_in, conflicts, specific
 from assistant.generic_lines import is_generic, specific_words
+from assistant.gpu_memory import holder_agrees, holder_conflict
 from assistant.host_platform import platform_conflict
 from assistant.index import Index
 from assistant.environment import HARDWARE_HINTS
@@ -156,10 +157,22 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     if (related and not question and not strong and top.signature < SIGNATURE_OK and analysis is not None
             and top.kind == "entry" and _scope_notes(top.meta, analysis)):
         related = False   # words alone, about other hardware or releases: not a plausible lead
+    if (related and not question and analysis is not None and top.kind == "entry"
+            and not _specific_signatures(top) and _contradicted(top, analysis, failing)):
+        # only a line many failures print, about another kind of failure, component or platform:
+        # naming it would point the user the wrong way
+        related = False
     outcome = LEAD if related else UNKNOWN
     capped = min(confidence, 0.59 if outcome == LEAD else 0.3)
     return Decision(outcome, round(capped, 3), tuple(reasons), question,
                     tuple(sorted(specific(failing))), diagnosis=diagnosis)
+
+
+def _contradicted(top, analysis: Analysis, failing: frozenset[str]) -> bool:
+    """The paste shows another kind of failure than the entry's, fails in a component the entry
+    is not about, or is from hardware or releases outside its scope."""
+    return bool(_kind_conflict(top, analysis) or conflicts(failing, entry_components(top.meta))
+                or _scope_notes(top.meta, analysis))
 
 
 def _strength(top, evidence: float) -> tuple[float, bool]:
@@ -197,10 +210,16 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
 def context_components(analysis: Analysis) -> frozenset[str]:
     """Everything the paste names: failing components plus the question, flags and other lines."""
     found = set(failing_components(analysis))
-    for text in (analysis.question, " ".join(analysis.environment.flags), *analysis.plain_lines,
+    plain = [line for line in analysis.plain_lines if not VERSION_BANNER_RE.search(line)]
+    for text in (analysis.question, " ".join(analysis.environment.flags), *plain,
                  *(e.text for e in analysis.errors[:20])):
         found |= components_in(text)
     return frozenset(found)
+
+
+# a line every healthy start prints about what is installed ("sglang is using nccl==2.27.3"):
+# the component is present, not involved
+VERSION_BANNER_RE = re.compile(r"\bis using [\w.-]+ ?==? ?v?\d|\bversion[:=]? ?v?\d+\.\d+", re.I)
 
 
 @lru_cache(maxsize=4096)
@@ -243,6 +262,10 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
                 f"({_short(top.evidence[0]) if top.evidence else 'an error line'}); nothing else in "
                 "your log ties it to this entry"
                 + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
+        frames_only = _frames_only(top, analysis)
+        if frames_only:
+            reasons.append(f"It matched only a traceback frame ({_short(frames_only)}) that many different "
+                           "failures pass through; the error itself is not one this entry is about.")
         wrapped = _unexplained_wrapped_message(top)
         if wrapped:
             reasons.append(f"Your error line goes on to say {_short(wrapped)}, which this entry does not explain.")
@@ -252,7 +275,8 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
         kind = _kind_conflict(top, analysis)
         if kind:
             reasons.append(kind)
-        outside = conflicts(failing, about)
+        # with another process holding the GPU, the allocation fails wherever SGLang happens to be
+        outside = conflicts(failing, about) if not holder_agrees(meta, analysis) else frozenset()
         if outside:
             reasons.append(f"Your error arises in {_names(outside)}, which this entry is not about"
                            + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
@@ -264,7 +288,8 @@ def _scope_notes(meta: dict, analysis: Analysis) -> list[str]:
     """The entry is about hardware, a platform, an engine or releases the paste is not from."""
     version_note = (_version_conflict(meta, analysis.environment.sglang_version)
                     or _frames_conflict(meta, analysis) or _legacy_unshown(meta, analysis))
-    return [note for note in (scope_conflict(meta, analysis), version_note) if note]
+    return [note for note in (scope_conflict(meta, analysis), version_note, holder_conflict(meta, analysis))
+            if note]
 
 
 def hardware_conflict(meta: dict, analysis: Analysis) -> str | None:
@@ -470,6 +495,8 @@ def _corroborated(top, analysis: Analysis, in_frames: bool = True) -> bool:
     user's flags, words or error lines."""
     if specific(entry_components(top.meta)) & context_components(analysis):
         return True
+    if holder_agrees(top.meta, analysis):
+        return True   # the out-of-memory's numbers show whose memory it is, as the entry says
     if not in_frames and _nothing_more_specific(analysis):
         return True   # the paste holds only the generic line: what it means is the answer
     gpu = (analysis.environment.gpu or "").lower()
@@ -514,6 +541,25 @@ def root_error(analysis: Analysis):
     return None
 
 
+def _frames_only(top, analysis: Analysis) -> str | None:
+    """The traceback frame that is the entry's only specific evidence, when the error itself is
+    generic (or only a consequence, as a bare `CancelledError`) and the entry matched none of the
+    paste's error lines; else None."""
+    specific_matched = [m for m in top.evidence if not is_generic(m)]
+    if (top.signature < SIGNATURE_OK or not specific_matched
+            or not all(TRACEBACK_FRAME_RE.match(m) for m in specific_matched)):
+        return None
+    root = root_error(analysis)
+    errors = [e.text for e in analysis.stopping_errors]
+    if root is not None and not is_generic(root.text):
+        return None   # a specific root: whether the entry explains it is _matches_root's call
+    if root is None and not (analysis.errors and all(e.kind == "consequence" or is_generic(e.text)
+                                                      for e in analysis.stopping_errors)):
+        return None   # the error is told in the user's words (a title): the frames are the log's part
+    matched_error = any(m == e or (len(m) > 20 and m in e) for m in top.evidence for e in errors)
+    return None if matched_error else specific_matched[0]
+
+
 def _explains_root_specifically(top, analysis: Analysis) -> bool:
     if top.signature < SIGNATURE_OK:
         return False
@@ -522,8 +568,16 @@ def _explains_root_specifically(top, analysis: Analysis) -> bool:
         return False
     specific_matched = [m for m in top.evidence if not is_generic(m)]
     if root is None or is_generic(root.text):
-        return True   # the root says only that something failed; a specific line says what
+        # the root says only that something failed; a specific line says what. A traceback
+        # frame says where, not what: it counts only when the entry matched the root error too
+        # (an OOM passing through the LM head is not the LM-head crash an entry is about)
+        return _frames_only(top, analysis) is None
     return _matches_root(specific_matched, root, analysis)
+
+
+# a Python traceback's frame (an exception passed through it); faulthandler's crash dump writes
+# `File "...", line N in f` without the comma, and its innermost frame is where the crash is
+TRACEBACK_FRAME_RE = re.compile(r'^\s*File "[^"]+", line \d+, in ')
 
 
 def _matches_root(matched, root, analysis: Analysis) -> bool:

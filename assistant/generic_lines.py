@@ -27,7 +27,8 @@ GENERIC_RE = re.compile(
     r"Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions\.?|"
     r"Capture (?:prefill )?cuda graph failed:?|Possible solutions:?|"
     r"KVTransferError(?:\([^)]*\))?|Failed to get kvcache from prefill instance|(?:could|might) be dead|"
-    r"CUDA out of memory\..*|OutOfMemoryError|out of memory|OOM|"
+    # torch's allocator message, on every backend it is built for (ROCm prints HIP, MUSA, NPU)
+    r"(?:CUDA|HIP|MUSA|XPU|NPU) out of memory\..*|OutOfMemoryError|out of memory|OOM|"
     # torch lists every process on the GPU under each OOM, this one included: who holds memory,
     # not that another process is the cause
     r"Process \d+ has [\d.]+ [KMGT]i?B memory in use\.?|"
@@ -44,6 +45,8 @@ GENERIC_RE = re.compile(
     r"<[\w.]+ object at 0x[0-9a-f]+>|"
     r"timed out|Timeout|Watchdog caught collective operation timeout(?::? WorkNCCL\((?:[^()]|\([^()]*\))*\)(?: ran for \d+ milliseconds before timing out\.?)?)?|AssertionError|"
     r"Triton Error \[CUDA\]|Exception in thread \S+|Traceback \(most recent call last\)|"
+    # uvicorn's line over any exception a request handler raised
+    r"Exception in ASGI application|"
     # torch's shape and index checks: any model, kernel or request with a wrong size prints them
     r"The size of tensor a \(\d+\) must match the size of tensor b \(\d+\) at non-singleton dimension \d+|"
     r"index -?\d+ is out of bounds for dimension \d+ with size \d+|"

@@ -12,16 +12,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from assistant.trace import Analysis
+if TYPE_CHECKING:   # trace imports nothing from here; kept one way for the KB schema's sake
+    from assistant.trace import Analysis
 
-_UNITS = {"B": 1 / 2**30, "KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0, "TiB": 2.0**10}
-_SIZE = r"(\d+(?:\.\d+)?) ?(B|KiB|MiB|GiB|TiB)"
+# whose memory filled the GPU: what an entry about an out-of-memory declares (`gpu_memory_holder:`)
+# and what the numbers of the user's message may establish
+THIS_PROCESS, OTHER_PROCESSES = "this-process", "other-processes"
+MEMORY_HOLDERS = (THIS_PROCESS, OTHER_PROCESSES)
+# this process holding this share of the used memory filled the GPU itself
+OWN_SHARE = 0.8
+
+_UNITS = {"bytes": 1 / 2**30, "B": 1 / 2**30, "KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0, "TiB": 2.0**10}
+_SIZE = r"(\d+(?:\.\d+)?) ?(bytes|B|KiB|MiB|GiB|TiB)"
 _OOM_RE = re.compile(r"\b(?:CUDA|HIP|MUSA|XPU|NPU) out of memory\. Tried to allocate " + _SIZE)
 # torch >= 2.1 ("capacty" is 2.1's spelling): "GPU 0 has a total capacity of 23.53 GiB of which 20.38 MiB is free."
 _CAPACITY_RE = re.compile(r"GPU (\d+) has a total capac(?:i)?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
-# torch < 2.1: "(GPU 0; 79.15 GiB total capacity; 75.20 GiB already allocated; 1.50 GiB free; ...)"
-_OLD_RE = re.compile(r"\(GPU (\d+); " + _SIZE + r" total capacity; " + _SIZE + r" already allocated; "
+# torch < 2.1 and torch_npu: "(GPU 0; 79.15 GiB total capacity; 75.20 GiB already allocated; 1.50 GiB free; ...)"
+_OLD_RE = re.compile(r"\((?:GPU|NPU|XPU) (\d+); " + _SIZE + r" total capacity; " + _SIZE + r" already allocated; "
                      + _SIZE + r" free")
 _THIS_RE = re.compile(r"this process has " + _SIZE + r" memory in use")
 _OTHER_RE = re.compile(r"Process (\d+) has " + _SIZE + r" memory in use")
@@ -60,15 +69,31 @@ class GpuMemory:
         return sum(gib for _, gib in self.others)
 
     def others_hold_memory(self) -> bool:
-        """Processes other than this one hold a real share of the device. Without 'this process'
-        (torch inside a container often cannot match its own PID) one listed process is this one,
-        so it takes two sizeable ones."""
-        big = [gib for _, gib in self.others if gib >= OTHERS_MIN_GIB]
-        if not big or not self.capacity:
+        """Another process holds a real share of the device on its own: a job using the memory,
+        not the CUDA contexts (about 0.5-2 GiB each) that SGLang's other ranks or its tokenizer
+        open on GPU 0. Without 'this process' (torch inside a container often cannot match its
+        own PID) the largest listed process is taken to be this one."""
+        if not self.capacity:
             return False
+        sizes = sorted((gib for _, gib in self.others), reverse=True)
+        if self.this_process is None:
+            sizes = sizes[1:]
+        return bool(sizes) and sizes[0] >= max(OTHERS_MIN_GIB, OTHERS_MIN_SHARE * self.capacity)
+
+    def holder(self) -> str | None:
+        """Whose memory filled the GPU, when the numbers say: other processes, this one, or None."""
+        if self.others_hold_memory():
+            return OTHER_PROCESSES
+        if not self.capacity or self.free is None:
+            return None
+        used = self.capacity - self.free
         if self.this_process is not None:
-            return sum(big) >= OTHERS_MIN_SHARE * self.capacity
-        return len(big) >= 2 and sum(big) - max(big) >= OTHERS_MIN_SHARE * self.capacity
+            own = self.this_process
+        elif len(self.others) == 1:   # in a container torch lists its own process as a PID
+            own = self.others[0][1]
+        else:
+            return None
+        return THIS_PROCESS if used > 0 and own >= OWN_SHARE * used else None
 
     def reading(self) -> str:
         """The numbers and what they rule in, in one or two sentences."""
@@ -152,13 +177,36 @@ def parse_oom(text: str) -> GpuMemory | None:
         unused_reserved=_gib(*unused.group(1, 2)) if unused else None)
 
 
-def paste_gpu_memory(analysis: Analysis) -> GpuMemory | None:
+def paste_gpu_memory(analysis: "Analysis") -> GpuMemory | None:
     """The out-of-memory numbers of the error that stopped the run (the most detailed message
     when several ranks printed one)."""
     found = [m for e in analysis.stopping_errors if (m := parse_oom(e.text)) is not None]
     if not found:
         return None
     return max(found, key=lambda m: (m.capacity is not None, len(m.others), m.this_process is not None))
+
+
+def holder_conflict(meta: dict, analysis: "Analysis") -> str | None:
+    """The entry is about an out-of-memory of one holder; the user's numbers show the other."""
+    wanted = meta.get("gpu_memory_holder")
+    memory = paste_gpu_memory(analysis) if wanted else None
+    shown = memory.holder() if memory is not None else None
+    if not shown or shown == wanted:
+        return None
+    if shown == OTHER_PROCESSES:
+        return (f"Your out-of-memory message shows other processes holding {_fmt(memory.others_total)} of the "
+                "GPU; this entry is about SGLang's own memory use.")
+    return ("Your out-of-memory message shows this process holding most of the GPU's used memory; this "
+            "entry is about memory held by other processes.")
+
+
+def holder_agrees(meta: dict, analysis: "Analysis") -> bool:
+    """The user's numbers show other processes holding the GPU, as the entry says. Only that
+    holder tells a case apart: this process filling the GPU is what nearly every OOM shows, so it
+    agrees with every entry about one (the activations, the graphs, the logprobs, the KV pool)."""
+    wanted = meta.get("gpu_memory_holder")
+    memory = paste_gpu_memory(analysis) if wanted == OTHER_PROCESSES else None
+    return memory is not None and memory.holder() == wanted
 
 
 def gpu_memory_json(memory: GpuMemory | None) -> dict | None:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from assistant.components import BY_NAME as _COMPONENTS
+from assistant.gpu_memory import MEMORY_HOLDERS
 from assistant.host_platform import PLATFORMS
 from assistant.trace import FRAME_RE
 
@@ -79,6 +80,8 @@ class Entry:
     # the entry says what a line means and how to find the failure behind it, not that failure
     diagnosis: bool = False
     os: tuple[str, ...] = ()   # the host platforms the entry is about (windows, macos, aarch64); () = any
+    # whose memory filled the GPU in the out-of-memory this entry is about (assistant.gpu_memory)
+    gpu_memory_holder: str | None = None
 
 
     @property
@@ -216,7 +219,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
             raise EntryError(f"missing required field '{key}'")
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
-             "diagnosis", "os"}
+             "diagnosis", "os", "gpu_memory_holder"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -240,6 +243,9 @@ def parse_entry(text: str, path: str = "") -> Entry:
     if bad_components:
         raise EntryError(f"components {bad_components} not among the known components "
                          f"({', '.join(sorted(COMPONENT_NAMES))})")
+    holder = meta.get("gpu_memory_holder")
+    if holder is not None and holder not in MEMORY_HOLDERS:
+        raise EntryError(f"gpu_memory_holder {holder!r} is not one of {', '.join(MEMORY_HOLDERS)}")
     diagnosis = meta.get("diagnosis", False)
     if not isinstance(diagnosis, bool):
         raise EntryError("'diagnosis' must be true or false")
@@ -283,6 +289,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         components=components,
         diagnosis=diagnosis,
         os=platforms,
+        gpu_memory_holder=holder,
     )
 
 

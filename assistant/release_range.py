@@ -54,6 +54,15 @@ class ReleaseRange:
             return f"{last} or earlier"
         return first if first == last else f"{first} to {last}"
 
+    def admits(self, spec: str) -> bool:
+        """Whether some release in the range is inside a version range (a fix step's `versions`)."""
+        candidates = [Version(v) for v in self.releases]
+        candidates += list(OLDER) * self.open_below + list(NEWER) * self.open_above
+        try:
+            return any(spec_contains(spec, v) for v in candidates)
+        except InvalidSpecifier:
+            return True
+
     def conflict(self, affected: str, fixed: str | None) -> bool:
         """True when no release in the range is one the entry is about (or all have its fix)."""
         candidates = [Version(v) for v in self.releases]

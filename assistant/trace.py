@@ -58,6 +58,10 @@ CONSEQUENCE_RE = re.compile(
     r"The above exception was the direct cause|^Possible solutions:|" + SOLUTION_STEP,
     re.I,
 )
+# an exception with no message (`EOFError` from a pipe whose other end died, asyncio's
+# `CancelledError`) says a failure travelled here, not what it was; a bare `AssertionError` still
+# points at its assert
+BARE_EXCEPTION_RE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*(?!Assertion)[A-Z]\w*(?:Error|Exception)\s*$")
 # bash names the signal a job died of before the job's command: `Killed` alone in the foreground,
 # `[1]+  Killed      python -m sglang.launch_server ...` for a background job, and
 # `./run.sh: line 19: 867080 Killed      python -m ...` from a script
@@ -109,7 +113,8 @@ class ErrorLine:
     line_no: int     # 1-based, first occurrence
     count: int       # how many times it appeared (ranks, retries)
     kind: str        # exception | fatal | warning | consequence
-    survived: bool = False   # the server went on serving after it: not what stopped it
+    # not what stopped it: the server went on serving after it, or the user's Ctrl-C caused it
+    survived: bool = False
 
 
 @dataclass(frozen=True)
@@ -199,7 +204,7 @@ def _classify(line: str) -> str | None:
     if CARRIED in line:
         return None   # the line that carried an escaped log relays it: the log's own lines say what failed
     line = in_c_locale(line)   # `已杀死` is `Killed`, `段错误` a `Segmentation fault`
-    if CONSEQUENCE_RE.search(line):
+    if CONSEQUENCE_RE.search(line) or BARE_EXCEPTION_RE.match(line):
         return "consequence"
     if EXCEPTION_RE.match(line):
         return "exception"
@@ -222,6 +227,9 @@ _PRIORITY = {"exception": 0, "fatal": 1, "warning": 2, "consequence": 3}
 # the scheduler's progress lines: the server was still serving when it printed them
 SERVING_RE = re.compile(r"\b(?:Prefill|Decode) batch\b")
 SURVIVED_SERVING = 20    # this many progress lines after an error's last occurrence: the server lived on
+MAX_TRACEBACKS = 64
+MAX_TRACEBACK_FRAMES = 200
+USER_INTERRUPT_RE = re.compile(r"^\s*KeyboardInterrupt\s*$|^\^C")
 SURVIVED_PENALTY = 1.5   # a survived exception ranks after the fatal lines, before the warnings
 
 
@@ -235,6 +243,12 @@ class _State:
     native: list[str] = field(default_factory=list)
     frames_done: bool = False
     in_traceback: bool = False
+    after_frame: bool = False   # the previous line was a traceback frame
+    # the frames of the traceback being read, and (exception line, functions, files) of each
+    # finished one: when the first traceback is an error the server survived, the failure's are used
+    tb_frames: list[str] = field(default_factory=list)
+    tb_files: list[str] = field(default_factory=list)
+    tracebacks: list[tuple[int, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
     prose: list[str] = field(default_factory=list)
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     plain: list[str] = field(default_factory=list)
@@ -266,6 +280,7 @@ class _State:
 def _job_status(text: str, st: _State) -> bool:
     """Read bash's report of a job killed by a signal: the signal is an error line of its own,
     the command after it the launch command."""
+    text = in_c_locale(text)   # `./start.sh: 第 12 行： 2918331 已杀死  python3 ...` from a zh_CN shell
     match = SHELL_JOB_STATUS_RE.match(text)
     if not match:
         return False
@@ -396,6 +411,8 @@ def _feed(raw: str, st: _State) -> None:
     if text.startswith(("Traceback (most recent call last)", "During handling of the above",
                         "The above exception was the direct cause")) or \
             text.endswith(("Traceback (most recent call last):", "Traceback (most recent call last)")):
+        if not st.in_traceback and "Traceback" in text:
+            st.tb_frames, st.tb_files = [], []
         st.in_traceback = True
         return
     if ("ServerArgs(" in text or text.count("=") > 8) and not EXCEPTION_RE.match(text):
@@ -414,12 +431,21 @@ def _feed(raw: str, st: _State) -> None:
         elif not st.frames_done:
             st.frames.append(function)
             st.frame_files.append(path)
+        if st.thread_stack_at is None and len(st.tb_frames) < MAX_TRACEBACK_FRAMES:
+            st.tb_frames.append(function)
+            st.tb_files.append(path)
+        st.after_frame = True
         return
+    # the line under a frame is its source code (`await asyncio.wait_for(..., timeout=4)`), not
+    # a message, unless the traceback was cut and the exception follows the frame directly
+    source, st.after_frame = st.after_frame, False
     if st.in_traceback and st.frames and IPYTHON_SOURCE_RE.match(text):
         return
     if len(st.native) < 40 and NATIVE_FRAME_RE.search(text):
         st.native.append(text)
     kind = _classify(text)
+    if source and kind != "exception":
+        kind = None
     if kind is None:
         if len(st.plain) < 40:
             st.plain.append(text)
@@ -431,10 +457,13 @@ def _feed(raw: str, st: _State) -> None:
         text = f"AssertionError: {st.last_assert}"
         masked = mask(text)
     st.last_assert = None
-    if kind == "exception" and st.in_traceback:
+    # a bare `EOFError` or `KeyboardInterrupt` is a consequence, and still ends its traceback
+    if st.in_traceback and (kind == "exception" or BARE_EXCEPTION_RE.match(text) or USER_INTERRUPT_RE.match(text)):
         st.in_traceback = False
         if st.frames:
             st.frames_done = True
+        if st.tb_frames and len(st.tracebacks) < MAX_TRACEBACKS:
+            st.tracebacks.append((st.total, tuple(st.tb_frames), tuple(st.tb_files)))
     inner = WRAPPER_RE.match(text)
     if inner and inner.group(1).strip():
         # the wrapper names where it failed, the inner error says why: match on both, rank the inner first
@@ -647,20 +676,26 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
     # an error the server kept serving after (a rejected request hours before the crash) did not
     # stop it: it goes after the errors that did, whatever its kind
     survived = {k for k, v in st.errors.items() if st.serving_lines - v[4] >= SURVIVED_SERVING}
+    # what a run prints after the user pressed Ctrl-C (SGLang's "Received sigquit from a child
+    # process", asyncio's CancelledError) is the interrupt's doing, not the failure: a hang
+    interrupts = [v[1] for v in st.errors.values() if USER_INTERRUPT_RE.search(v[0])]
+    if interrupts:
+        survived |= {k for k, v in st.errors.items() if v[1] > min(interrupts)}
     if all(k in survived or v[3] == "warning" for k, v in st.errors.items()):
         survived = set()   # nothing else failed: what the server survived is all there is to go on
     ordered = sorted(st.errors.items(), key=lambda kv: (
         _PRIORITY[kv[1][3]] + SURVIVED_PENALTY * (kv[0] in survived), kv[1][1]))
     errors = tuple(ErrorLine(text=v[0], masked=k, line_no=v[1], count=v[2], kind=v[3], survived=k in survived)
                    for k, v in ordered)
+    frames, frame_files = _failure_frames(st, errors)
     tail = [mask(t) for t in st.tail]
     for masked, text in zip(tail, st.tail):
         st.originals.setdefault(masked, text)
     kept = list(st.templates) + tail
     return Analysis(
         errors=errors,
-        frames=tuple(dict.fromkeys(st.frames))[-12:],
-        frame_files=tuple(dict.fromkeys(st.frame_files))[-12:],
+        frames=tuple(dict.fromkeys(frames))[-12:],
+        frame_files=tuple(dict.fromkeys(frame_files))[-12:],
         sglang_frames=tuple(st.sglang_frames),
         native_lines=tuple(st.native),
         question=" ".join((*st.described, *st.prose))[:2000],
@@ -677,6 +712,19 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         collapsed_repeats=st.repeats,
         log_lines=st.log_lines,
     )
+
+
+def _failure_frames(st: _State, errors: tuple[ErrorLine, ...]) -> tuple[list[str], list[str]]:
+    """The first traceback's frames, unless its exception is one the server went on serving
+    after: then those of the traceback that ends in the first error that stopped it."""
+    survived_at = {e.line_no for e in errors if e.survived}
+    if not st.tracebacks or st.tracebacks[0][0] not in survived_at:
+        return st.frames, st.frame_files
+    stopping = {e.line_no for e in errors if not e.survived and e.kind == "exception"}
+    for line_no, frames, files in st.tracebacks:
+        if line_no in stopping:
+            return list(frames), list(files)
+    return st.frames, st.frame_files
 
 
 def analyze(text: str) -> Analysis:

@@ -1,0 +1,204 @@
+"""Pastes a new operator tried (round 28's trial): what each must and must not be answered with.
+
+Each paste is written the way operators paste: a line of their own, a partial log, the traceback.
+The assertions are about the outcome and the entry the user is shown, the two things an operator
+acts on."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.trace import analyze
+
+pytestmark = pytest.mark.slow
+
+OOM_THROUGH_LM_HEAD = """\
+[2025-11-03 14:20:07 TP0] Decode batch. #running-req: 212, #token: 481233, token usage: 0.97, cuda graph: True
+[2025-11-03 14:20:09 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2640, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 1890, in forward_extend
+    return self.model.forward(
+  File "/sgl-workspace/sglang/python/sglang/srt/models/llama.py", line 470, in forward
+    return self.logits_processor(
+  File "/sgl-workspace/sglang/python/sglang/srt/layers/logits_processor.py", line 330, in forward
+    logits = self._get_logits(pruned_states, lm_head, logits_metadata)
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.21 GiB is free. Including non-PyTorch memory, this process has 77.93 GiB memory in use. Of the allocated memory 75.10 GiB is allocated by PyTorch, and 1.02 GiB is reserved by PyTorch but unallocated.
+"""
+
+OTHER_JOB_AT_LOAD = """\
+[2025-10-01 11:40:02 TP0] Load weight begin. avail mem=6.91 GB
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.11/site-packages/sglang/srt/model_loader/loader.py", line 380, in load_model
+    model = _initialize_model(model_config, self.load_config)
+  File "/usr/local/lib/python3.11/site-packages/sglang/srt/layers/linear.py", line 220, in create_weights
+    weight = Parameter(torch.empty(sum(output_partition_sizes), input_size_per_partition, dtype=params_dtype))
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1002.00 MiB. GPU 0 has a total capacity of 79.19 GiB of which 6.91 GiB is free. Process 1234 has 72.25 GiB memory in use. Including non-PyTorch memory, this process has 0 bytes memory in use. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.
+"""
+
+CTRL_C_ON_STARTUP_HANG = """\
+server hangs forever at startup after "Init torch distributed begin", no error. after 20 minutes i hit ctrl-c:
+[2025-09-20 14:02:19 TP0] Init torch distributed begin.
+[2025-09-20 14:02:20 TP0] sglang is using nccl==2.27.3
+^CTraceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/entrypoints/engine.py", line 862, in _launch_subprocesses
+    data = scheduler_pipe_readers[i].recv()
+  File "/usr/lib/python3.12/multiprocessing/connection.py", line 395, in _recv
+    chunk = read(handle, remaining)
+KeyboardInterrupt
+[2025-09-20 14:23:57] Received sigquit from a child process. It usually means the child failed.
+"""
+
+RANK_KILLED_WHILE_LOADING = """\
+[2025-10-01 11:40:02 TP0] Load weight begin. avail mem=78.53 GB
+Loading pt checkpoint shards:  40% Completed | 12/30 [03:12<04:48, 16.02s/it]
+[2025-10-01 11:43:20] Rank 0 scheduler is dead. Please check if there are relevant logs.
+[2025-10-01 11:43:21] Exit code: -9
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.11/site-packages/sglang/srt/entrypoints/engine.py", line 862, in _launch_subprocesses
+    data = scheduler_pipe_readers[i].recv()
+  File "/usr/lib/python3.11/multiprocessing/connection.py", line 399, in _recv
+    raise EOFError
+EOFError
+"""
+
+CANCELLED_REQUEST = """\
+getting 500s on some requests under load, server keeps running:
+[2025-11-02 10:11:12] ERROR:    Exception in ASGI application
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/tokenizer_manager.py", line 1441, in _wait_one_response
+    await asyncio.wait_for(state.event.wait(), timeout=4)
+  File "/usr/lib/python3.10/asyncio/tasks.py", line 445, in wait_for
+    return fut.result()
+asyncio.exceptions.CancelledError
+"""
+
+
+HIP_CAPTURE_OOM = """\
+MI300X, rocm/sgl-dev:v0.4.9.post2-rocm630-mi30x, Llama-3.1-405B-FP8 tp8:
+[2025-07-11 02:10:55 TP3] Capture cuda graph begin. This can take up to several minutes. avail mem=3.12 GB
+[2025-07-11 02:10:57 TP3] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 333, in __init__
+    self.capture()
+torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.53 GiB. GPU 3 has a total capacity of 191.98 GiB of which 1.12 GiB is free. Of the allocated memory 184.10 GiB is allocated by PyTorch, with 2.41 GiB allocated in private pools (e.g., HIP Graphs), and 1.20 GiB is reserved by PyTorch but unallocated.
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 335, in __init__
+    raise Exception(
+Exception: Capture cuda graph failed: HIP out of memory. Tried to allocate 1.53 GiB. GPU 3 has a total capacity of 191.98 GiB of which 1.12 GiB is free.
+Possible solutions:
+1. set --mem-fraction-static to a smaller value (e.g., 0.8 or 0.7)
+2. set --cuda-graph-max-bs to a smaller value (e.g., 16)
+"""
+
+HIP_OOM_IN_CUSTOM_ALLREDUCE = """\
+MI250X x4 (gfx90a), building from source, rocm 6.2
+[2025-08-20 06:00:10 TP2] Init torch distributed begin.
+[2025-08-20 06:00:14 TP2] Scheduler hit an exception: Traceback (most recent call last):
+  File "/work/sglang/python/sglang/srt/distributed/parallel_state.py", line 1190, in initialize_model_parallel
+    _TP = init_model_parallel_group(
+  File "/work/sglang/python/sglang/srt/distributed/device_communicators/custom_all_reduce.py", line 270, in __init__
+    self.meta = ops.allocate_meta_buffer(ops.meta_size() + max_size)
+RuntimeError: HIP error: out of memory
+"""
+
+ZH_SHELL_KILLED = """\
+加载 qwen3-235b 的时候进程直接没了，没有任何报错，这是什么原因？
+[2025-07-01 13:20:41 TP6] Load weight begin. avail mem=94.21 GB
+Loading safetensors checkpoint shards:  12% Completed | 14/118 [00:48<05:59,  3.46s/it]
+./start.sh: 第 12 行： 2918331 已杀死               python3 -m sglang.launch_server --model-path /data/models/Qwen3-235B-A22B --tp 8
+"""
+
+
+def test_an_oom_passing_through_the_lm_head_is_not_the_lm_head_crash(assistant):
+    """Matching a traceback frame says where the error passed, not what it was: an entry whose
+    only match is `logits_processor.py ... in forward` cannot be the fix for an OOM."""
+    answer = assistant.answer(OOM_THROUGH_LM_HEAD)
+    assert not (answer.outcome == "fix" and answer.matches[0].id == "eagle3-spec-v2-logprobs-crash")
+
+
+def test_another_job_holding_the_gpu_gets_the_other_process_fix_even_at_load(assistant):
+    answer = assistant.answer(OTHER_JOB_AT_LOAD)
+    assert (answer.outcome, answer.matches[0].id) == ("fix", "oom-gpu-held-by-other-process")
+    assert answer.gpu_memory.holder() == "other-processes"
+
+
+def test_sglang_filling_the_gpu_is_not_blamed_on_another_process(assistant):
+    answer = assistant.answer(OOM_THROUGH_LM_HEAD)
+    assert answer.matches[0].id != "oom-gpu-held-by-other-process"
+    assert answer.gpu_memory.holder() == "this-process"
+
+
+def test_what_a_ctrl_c_prints_is_not_the_failure(assistant):
+    """"Received sigquit" after the user's KeyboardInterrupt is the interrupt's doing: no fix for a
+    watchdog timeout, which cannot fire during startup."""
+    analysis = analyze(CTRL_C_ON_STARTUP_HANG)
+    sigquit = next(e for e in analysis.errors if "sigquit" in e.text)
+    assert sigquit.survived
+    answer = assistant.answer(CTRL_C_ON_STARTUP_HANG)
+    assert answer.outcome != "fix"
+
+
+def test_a_bare_eoferror_after_rank_dead_exit_9_is_the_host_memory_kill(assistant):
+    """A bare `EOFError` says only that the pipe to the dead scheduler closed; SGLang's own lines
+    before it say why."""
+    answer = assistant.answer(RANK_KILLED_WHILE_LOADING)
+    assert (answer.outcome, answer.matches[0].id) == ("fix", "host-oom-killed-during-load")
+
+
+def test_source_code_under_a_frame_is_not_an_error_line():
+    """`await asyncio.wait_for(..., timeout=4)` is the frame's source, not a timeout message."""
+    analysis = analyze(CANCELLED_REQUEST)
+    assert not any("wait_for(" in e.text for e in analysis.errors)
+
+
+def test_a_cancelled_request_is_not_pinned_on_an_entry_by_one_frame(assistant):
+    answer = assistant.answer(CANCELLED_REQUEST)
+    assert answer.outcome != "fix"
+
+
+def test_a_hip_out_of_memory_is_the_same_generic_line_as_cuda_s(assistant):
+    """torch on ROCm says `HIP out of memory`: the capture-failure entry is the fix, as for CUDA."""
+    answer = assistant.answer(HIP_CAPTURE_OOM)
+    assert (answer.outcome, answer.matches[0].id) == ("fix", "cuda-graph-capture-failed")
+
+
+def test_a_lead_its_own_reasons_contradict_is_not_offered(assistant):
+    """A HIP OOM in the custom all-reduce matched only a generic progress line of a multi-node
+    hang entry: another kind of failure in another component is no lead, it is unknown."""
+    answer = assistant.answer(HIP_OOM_IN_CUSTOM_ALLREDUCE)
+    assert answer.outcome == "unknown"
+
+
+def test_a_zh_cn_shell_kill_report_is_read_as_the_kill():
+    analysis = analyze(ZH_SHELL_KILLED)
+    assert any(e.text.endswith("Killed") for e in analysis.errors)
+    assert analysis.environment.launch_command.startswith("python3 -m sglang.launch_server")
+
+
+def test_fix_steps_outside_the_releases_the_traceback_dates_are_left_out(assistant):
+    """No version line, but the traceback's files exist only in some releases: a step for
+    releases outside them is not shown."""
+    answer = assistant.answer(HIP_CAPTURE_OOM)
+    assert answer.detected.sglang_releases == "0.5.13 or earlier"
+    assert any(step.startswith("[SGLang <0.5.14]") for step in answer.fix)
+    assert not any(step.startswith("[SGLang >=0.5.14]") for step in answer.fix)
+
+
+def test_where_it_arises_comes_from_the_crash_not_from_a_request_error_it_survived():
+    served = "".join(f"[2025-09-14 08:06:{i % 60:02d} TP0] Decode batch. #running-req: 3, #token: 900, "
+                     "token usage: 0.01, gen throughput (token/s): 90.0\n" for i in range(30))
+    log = ("[2025-09-14 08:05:12] ERROR:    Exception in ASGI application\n"
+           "Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/tokenizer_manager.py", line 1441, in _wait_one_response\n'
+           "    await asyncio.wait_for(state.event.wait(), timeout=4)\n"
+           "asyncio.exceptions.CancelledError\n" + served +
+           "[2025-09-14 08:11:20 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler_output_processor_mixin.py", line 300, in process_batch_result_decode\n'
+           "    next_token_ids = next_token_ids.tolist()\n"
+           "torch.AcceleratorError: CUDA error: an illegal memory access was encountered\n")
+    analysis = analyze(log)
+    assert analysis.frame_files[-1].endswith("scheduler_output_processor_mixin.py")
+    assert not any("tokenizer_manager" in f for f in analysis.frame_files)
