@@ -29,9 +29,9 @@ _SIZE = r"(\d+(?:\.\d+)?) ?(bytes|B|KiB|MiB|GiB|TiB)"
 _OOM_RE = re.compile(r"\b(?:CUDA|HIP|MUSA|XPU|NPU) out of memory\. Tried to allocate " + _SIZE)
 # torch >= 2.1 ("capacty" is 2.1's spelling): "GPU 0 has a total capacity of 23.53 GiB of which 20.38 MiB is free."
 _CAPACITY_RE = re.compile(r"GPU (\d+) has a total capac(?:i)?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
-# torch < 2.1 and torch_npu: "(GPU 0; 79.15 GiB total capacity; 75.20 GiB already allocated; 1.50 GiB free; ...)"
-_OLD_RE = re.compile(r"\((?:GPU|NPU|XPU) (\d+); " + _SIZE + r" total capacity; " + _SIZE + r" already allocated; "
-                     + _SIZE + r" free")
+# torch < 2.1 and torch_npu: "(GPU 0; 79.15 GiB total capacity; 75.20 GiB already allocated; 1.50 GiB
+# free; ...)", torch_npu with "44.10 GiB current active;" between
+_OLD_RE = re.compile(r"\((GPU|NPU|XPU) (\d+); " + _SIZE + r" total capacity;(?: [^;()]*;)*? " + _SIZE + r" free")
 _THIS_RE = re.compile(r"this process has " + _SIZE + r" memory in use")
 _OTHER_RE = re.compile(r"Process (\d+) has " + _SIZE + r" memory in use")
 _POOLS_RE = re.compile(r"with " + _SIZE + r" allocated in private pools")
@@ -55,6 +55,7 @@ def _gib(number: str, unit: str) -> float:
 class GpuMemory:
     """The numbers of one out-of-memory message, in GiB (None where the message does not say)."""
     line: str                                   # the message as the user has it
+    device: str                                 # GPU, or NPU / XPU as torch_npu / XPU builds say
     gpu: int | None
     requested: float
     capacity: float | None
@@ -97,7 +98,7 @@ class GpuMemory:
 
     def reading(self) -> str:
         """The numbers and what they rule in, in one or two sentences."""
-        where = f"GPU {self.gpu}" if self.gpu is not None else "the GPU"
+        where = f"{self.device} {self.gpu}" if self.gpu is not None else f"the {self.device}"
         facts = [f"a {_fmt(self.requested)} allocation failed on {where}"]
         if self.capacity is not None:
             facts[0] += f" ({_fmt(self.capacity)} in total"
@@ -142,8 +143,9 @@ class GpuMemory:
                     "(a colocated trainer), that process must release its memory before SGLang runs.")
         if self.capacity and self.requested >= HUGE_SHARE * self.capacity:
             return (f"One request for {_fmt(self.requested)} ({self.requested / self.capacity:.0%} of the "
-                    "GPU) is a single oversized tensor (e.g. logits or activations of a very long "
-                    "sequence), not a pool running dry: shorter inputs or a smaller chunk size shrink it.")
+                    f"{self.device}) is a single large tensor, not many small ones: at startup the KV-cache "
+                    "pool itself (a smaller --mem-fraction-static shrinks it), while serving the logits or "
+                    "activations of a very long input (shorter inputs or a smaller --chunked-prefill-size).")
         if self._fragmented():
             return (f"PyTorch had {_fmt(self.unused_reserved)} reserved but unused, more than the request: "
                     "the memory is fragmented rather than exhausted.")
@@ -163,14 +165,15 @@ def parse_oom(text: str) -> GpuMemory | None:
         return None
     tail = text[oom.start():]
     gpu = capacity = free = None
+    device = "GPU"
     if m := _CAPACITY_RE.search(tail):
         gpu, capacity, free = int(m.group(1)), _gib(*m.group(2, 3)), _gib(*m.group(4, 5))
     elif m := _OLD_RE.search(tail):
-        gpu, capacity, free = int(m.group(1)), _gib(*m.group(2, 3)), _gib(*m.group(6, 7))
+        device, gpu, capacity, free = m.group(1), int(m.group(2)), _gib(*m.group(3, 4)), _gib(*m.group(5, 6))
     this = _THIS_RE.search(tail)
     pools, unused = _POOLS_RE.search(tail), _UNUSED_RE.search(tail)
     return GpuMemory(
-        line=text.strip(), gpu=gpu, requested=_gib(*oom.group(1, 2)), capacity=capacity, free=free,
+        line=text.strip(), device=device, gpu=gpu, requested=_gib(*oom.group(1, 2)), capacity=capacity, free=free,
         this_process=_gib(*this.group(1, 2)) if this else None,
         others=tuple((int(p), _gib(n, u)) for p, n, u in _OTHER_RE.findall(tail)),
         graph_pools=_gib(*pools.group(1, 2)) if pools else None,

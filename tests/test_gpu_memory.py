@@ -65,7 +65,12 @@ def test_old_torch_and_rocm_messages_are_read():
     assert (old.gpu, old.capacity, old.free, old.requested) == (0, 79.15, 1.50, 2.0)
     hip = parse_oom("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 60.00 GiB. GPU 3 has a total "
                     "capacity of 191.98 GiB of which 40.10 GiB is free.")
-    assert hip.gpu == 3 and "single oversized tensor" in hip.reading()
+    assert hip.gpu == 3 and "single large tensor" in hip.reading()
+    npu = parse_oom("RuntimeError: NPU out of memory. Tried to allocate 20.00 GiB (NPU 0; 60.96 GiB total capacity; "
+                    "44.10 GiB already allocated; 44.10 GiB current active; 15.20 GiB free; 44.50 GiB reserved in "
+                    "total by PyTorch)")
+    assert (npu.device, npu.gpu, npu.capacity, npu.free) == ("NPU", 0, 60.96, 15.20)
+    assert npu.reading().startswith("A 20.00 GiB allocation failed on NPU 0 (60.96 GiB in total, 15.20 GiB free).")
     assert parse_oom("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.") is None
 
 
