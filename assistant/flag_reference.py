@@ -76,9 +76,13 @@ class FlagReference:
     help_release: str               # the release the help text is quoted from
     in_user_release: bool | None    # None when the user's release is not known
     releases: str                   # the registry releases that have it ("0.4.10-0.5.23")
+    all_releases: bool = True       # every release of the registry has it
+    # flags its help text names that not every release has (or the user's lacks): (flag, releases)
+    named_flags: tuple[tuple[str, str], ...] = ()
 
     def line(self, user_version: str | None = None) -> str:
-        """The flag, its help, its choices and, when the user's release lacks it, where it exists."""
+        """The flag, its help, its choices and, when the user's release lacks it or the release is
+        unknown and some releases lack it, where it exists; the same for flags its help names."""
         text = self.help if len(self.help) <= HELP_LIMIT else self.help[:HELP_LIMIT].rsplit(" ", 1)[0] + " ..."
         out = f"`{self.name}`: {text}" if text else f"`{self.name}`"
         if self.choices:
@@ -86,6 +90,10 @@ class FlagReference:
             out += f" Choices: {shown}{', ...' if len(self.choices) > CHOICES_LIMIT else ''}."
         if self.in_user_release is False:
             out += f" Not in SGLang {user_version}: it exists in {self.releases}."
+        elif self.in_user_release is None and not self.all_releases:
+            out += f" In SGLang {self.releases}."
+        for flag, releases in self.named_flags:
+            out += f" (`{flag}`: SGLang {releases}.)"
         return out
 
 
@@ -148,11 +156,26 @@ def _index(registry: FlagRegistry) -> _FlagIndex | None:
 def _reference(flag: str, registry: FlagRegistry, index: _FlagIndex, user_version: str | None) -> FlagReference:
     documented = registry.releases[index.release]
     having = registry.check(flag).versions
+    help_text = _readable(documented.flag_help.get(flag, ""))
+    named = []
+    # the newest help text may point at a flag older releases lack ("Deprecated. Use --attn-dp-size")
+    for other in dict.fromkeys(HELP_FLAG_RE.findall(help_text)):
+        other_having = registry.check(other).versions if other != flag else ()
+        if not other_having:
+            continue
+        missing = (not registry.check(other, user_version).exists if user_version
+                   else len(other_having) < len(registry.versions))
+        if missing:
+            named.append((other, describe_versions(other_having, registry.versions)))
     return FlagReference(
-        name=flag, help=_readable(documented.flag_help.get(flag, "")), choices=documented.flag_choices.get(flag, ()),
+        name=flag, help=help_text, choices=documented.flag_choices.get(flag, ()),
         help_release=index.release,
         in_user_release=registry.check(flag, user_version).exists if user_version else None,
-        releases=describe_versions(having, registry.versions) if having else "no release")
+        releases=describe_versions(having, registry.versions) if having else "no release",
+        all_releases=len(having) == len(registry.versions), named_flags=tuple(named))
+
+
+HELP_FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 
 
 def _named(question: str, registry: FlagRegistry) -> list[str]:

@@ -50,6 +50,21 @@ def test_a_flag_the_users_release_lacks_says_so(registry):
     assert flags_for_question("how do I set --tp-size?", registry, "0.4.6")[0].in_user_release is True
 
 
+def test_a_newer_flag_the_help_text_points_to_says_which_releases_have_it(registry):
+    """The newest help says `--enable-dp-attention` is deprecated for `--attn-dp-size`, a flag only
+    the last releases have: without a version, and on an older one, the answer says so."""
+    newest_only = registry.check("--attn-dp-size").versions
+    assert newest_only and len(newest_only) < len(registry.versions)
+    ref = flags_for_question("how do I enable --enable-dp-attention?", registry)[0]
+    assert ref.name == "--enable-dp-attention" and "--attn-dp-size" in ref.help
+    assert f"(`--attn-dp-size`: SGLang {newest_only[0]}" in ref.line()
+    on_046 = flags_for_question("how do I enable --enable-dp-attention?", registry, "0.4.6")[0]
+    assert on_046.in_user_release is True
+    assert "(`--attn-dp-size`: SGLang" in on_046.line("0.4.6")
+    on_newest = flags_for_question("how do I enable --enable-dp-attention?", registry, newest_only[-1])[0]
+    assert "(`--attn-dp-size`" not in on_newest.line(newest_only[-1])
+
+
 def test_common_words_alone_get_no_flags(registry):
     assert _names("how do I make it faster?", registry) == []
     assert _names("为什么吞吐很低，怎么调优？", registry) == []
