@@ -201,10 +201,19 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     with `--attention-backend flashinfer` does not fail inside flashinfer for that reason."""
     roots = [e.text for e in analysis.errors if e.kind in ROOT_KINDS][:3]
     frames = [*analysis.frame_files[-4:], *analysis.frames[-4:], *analysis.native_lines[:12]]
+    if any(BUILD_FAILED_RE.search(e.text) for e in analysis.errors[:5]):
+        # a failed JIT or source build fails where the source it compiles lives
+        # (`nvcc ... -c /root/.cache/flashinfer/generated/.../batch_prefill.cu`)
+        frames += [line for line in analysis.plain_lines if COMPILE_COMMAND_RE.search(line)][:4]
     found: set[str] = set()
     for text in (*roots, *frames):
         found |= components_in(text)
     return frozenset(found)
+
+
+BUILD_FAILED_RE = re.compile(r"Ninja build failed|ninja: build stopped|Error building extension|"
+                             r"ninja exited with status|error: command .* failed with exit code")
+COMPILE_COMMAND_RE = re.compile(r"(?:nvcc|hipcc|c\+\+|g\+\+|clang\+\+|gcc)\b.*\s-c\s+\S+\.(?:cu|cpp|cc|c)\b")
 
 
 def context_components(analysis: Analysis) -> frozenset[str]:

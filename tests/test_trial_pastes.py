@@ -112,6 +112,17 @@ Loading safetensors checkpoint shards:  12% Completed | 14/118 [00:48<05:59,  3.
 """
 
 
+FLASHINFER_BUILD_NO_NVCC = """\
+flashinfer JIT fails at startup, nvcc not found. Do I need the CUDA toolkit?
+[2025-08-01 10:11:12 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=10.21 GB
+ninja: build stopped: subcommand failed.
+RuntimeError: Ninja build failed. Ninja output:
+[1/3] /usr/local/cuda/bin/nvcc --generate-dependencies-with-compile --dependency-output batch_prefill.cuda.o.d -gencode=arch=compute_90a,code=sm_90a -c /root/.cache/flashinfer/generated/batch_prefill_with_kv_cache_dtype_q_bf16/batch_prefill.cu -o batch_prefill.cuda.o
+FAILED: batch_prefill.cuda.o
+/bin/sh: 1: /usr/local/cuda/bin/nvcc: not found
+"""
+
+
 def test_an_oom_passing_through_the_lm_head_is_not_the_lm_head_crash(assistant):
     """Matching a traceback frame says where the error passed, not what it was: an entry whose
     only match is `logits_processor.py ... in forward` cannot be the fix for an OOM."""
@@ -202,3 +213,13 @@ def test_where_it_arises_comes_from_the_crash_not_from_a_request_error_it_surviv
     analysis = analyze(log)
     assert analysis.frame_files[-1].endswith("scheduler_output_processor_mixin.py")
     assert not any("tokenizer_manager" in f for f in analysis.frame_files)
+
+
+def test_a_failed_build_fails_in_the_library_whose_source_it_compiles(assistant):
+    """The compile command names flashinfer's generated source: the answer is not SGLang's own
+    tvm-ffi JIT kernels, which share the `nvcc: not found` line."""
+    from assistant.decision import failing_components
+
+    assert "flashinfer" in failing_components(analyze(FLASHINFER_BUILD_NO_NVCC))
+    answer = assistant.answer(FLASHINFER_BUILD_NO_NVCC)
+    assert not (answer.outcome == "fix" and answer.matches[0].id == "sglang-jit-kernel-tvm-ffi-build-failed")
