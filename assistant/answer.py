@@ -16,7 +16,9 @@ from dataclasses import asdict, dataclass, field
 from assistant.commands import sglang_names
 from assistant.deps import DependencyAdvice
 from assistant.flag_reference import FlagReference
-from assistant.gpu_memory import GpuMemory, gpu_memory_json, paste_gpu_memory
+from assistant.gpu_memory import (GpuMemory, LoadMemory, gpu_memory_json, load_memory_json, paste_gpu_memory,
+                                  paste_load_memory)
+from assistant.language import answer_language
 from assistant.origin import Origin
 from assistant.symbols import SymbolHistory
 from assistant.release_range import dated_environment, release_range
@@ -93,7 +95,9 @@ class Answer:
     dependency: DependencyAdvice | None = None   # the pin for a dependency problem in the paste
     symbol: SymbolHistory | None = None   # releases that have what an import/attribute error names
     gpu_memory: GpuMemory | None = None   # the numbers of an out-of-memory message (assistant.gpu_memory)
+    load_memory: LoadMemory | None = None  # weights that filled the GPU, from SGLang's load log line
     flags: list[FlagReference] = field(default_factory=list)   # what a how-to question is about
+    language: str = "en"   # the language of the entry's text shown (zh: cause_zh / text_zh)
 
     def __post_init__(self) -> None:
         if self.abstained and self.outcome == FIX:   # built by code that knows only abstention
@@ -136,7 +140,9 @@ class Answer:
             "dependency": dependency_json(self.dependency),
             "symbol": symbol_json(self.symbol),
             "gpu_memory": gpu_memory_json(self.gpu_memory),
+            "load_memory": load_memory_json(self.load_memory),
             "flags": [asdict(f) for f in self.flags],
+            "language": self.language,
             "text": self.text,
         }
 
@@ -194,10 +200,11 @@ def missing_step_flags(texts, version: str | None, registry, user_names=()) -> l
     return [st.name for st in statuses if not st.known]
 
 
-def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3) -> Answer:
+def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3, lang: str = "auto") -> Answer:
     """The answer from the knowledge base, with where the root error comes from and, for a
-    dependency problem, the pin of the user's release (`assistant.provenance`)."""
-    answer = _compose_from_kb(retrieval, registry, top_k)
+    dependency problem, the pin of the user's release (`assistant.provenance`); in Chinese where
+    the entry has it when the user writes Chinese or asks for it (`assistant.language`)."""
+    answer = _compose_from_kb(retrieval, registry, top_k, answer_language(lang, retrieval.analysis))
     return with_provenance(answer, retrieval)
 
 
@@ -208,6 +215,7 @@ def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:
     answer.origin = paste_origin(analysis)
     answer.symbol = paste_symbol(analysis)
     answer.gpu_memory = paste_gpu_memory(analysis)
+    answer.load_memory = paste_load_memory(analysis)
     answer.dependency = advice = paste_dependency(analysis)
     if advice is None:
         return answer
@@ -226,7 +234,7 @@ def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:
     return answer
 
 
-def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3) -> Answer:
+def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, language: str = "en") -> Answer:
     env = dated_environment(retrieval.analysis)
     matches = [_match(h) for h in retrieval.hits[:top_k]]
     similar = [_match(h) for h in retrieval.similar][:5]
@@ -264,9 +272,13 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3) -> Ans
             dropped.append(f"A step of this fix uses {', '.join(missing)}, which SGLang {version} "
                            "does not have; it was left out.")
             continue
-        fix.append(format_step(step["text"], step.get("commands", []), step.get("versions"),
+        text = (step.get("text_zh") or step["text"]) if language == "zh" else step["text"]
+        fix.append(format_step(text, step.get("commands", []), step.get("versions"),
                                show_versions=ok is None, caveat=step.get("caveat")))
-    diagnosis = f"{meta['title']}. {meta['cause']}"
+    if language == "zh" and meta.get("cause_zh"):
+        diagnosis = f"{meta['title_zh']}。{meta['cause_zh']}"
+    else:
+        diagnosis = f"{meta['title']}. {meta['cause']}"
     if meta.get("confidence") in ("low", "medium-low", "low-medium"):
         warnings.append(f"This entry's confidence is {meta['confidence']}: the fix is a workaround "
                         "or comes from an open issue; verify it on your setup.")
@@ -277,7 +289,8 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3) -> Ans
     return Answer(matches=matches, abstained=False, diagnosis=diagnosis, fix=fix, warnings=warnings,
                   citations=citations, detected=env, confidence=retrieval.confidence,
                   similar_issues=similar, primary_error=primary,
-                  next_steps=[f"Verify: {v}" for v in meta.get("verify", [])])
+                  next_steps=[f"Verify: {v}" for v in meta.get("verify", [])],
+                  language="zh" if language == "zh" and meta.get("cause_zh") else "en")
 
 
 def _compose_from_unit(retrieval, matches, similar, warnings, primary, registry=None) -> Answer:

@@ -25,6 +25,7 @@ class Settings:
     top_k: int = 3                              # ASK_TOP_K: matches shown
     feedback_db: Path = Path.home() / ".local" / "share" / "sglang-ask" / "feedback.sqlite3"  # ASK_FEEDBACK_DB
     debug: bool = False                         # ASK_DEBUG=1: show tracebacks
+    lang: str = "auto"                          # ASK_LANG: auto (Chinese for a Chinese question) | en | zh
 
     def __post_init__(self):
         if self.index_dir is None:
@@ -56,6 +57,7 @@ class Settings:
             top_k=_number(env, "ASK_TOP_K", int, s.top_k),
             feedback_db=Path(env["ASK_FEEDBACK_DB"]).expanduser() if env.get("ASK_FEEDBACK_DB") else s.feedback_db,
             debug=env.get("ASK_DEBUG", "").lower() in truthy,
+            lang=(env.get("ASK_LANG") or s.lang).lower(),
         )
 
     def with_options(self, **changes) -> Settings:
@@ -70,8 +72,13 @@ class Settings:
                              "http://127.0.0.1:30000/v1 (--endpoint or ASK_ENDPOINT)")
         if self.top_k < 1:
             raise UsageError(f"top-k {self.top_k}: show at least 1 match (--top-k or ASK_TOP_K)")
+        if self.lang not in LANGUAGES:
+            raise UsageError(f"language {self.lang!r}: give one of {', '.join(LANGUAGES)} (--lang or ASK_LANG)")
         if self.timeout <= 0:
             raise UsageError(f"timeout {self.timeout}: give a positive number of seconds (--timeout or ASK_TIMEOUT)")
+
+
+LANGUAGES = ("auto", "en", "zh")
 
 
 def _number(env, name: str, kind, default):

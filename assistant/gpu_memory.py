@@ -189,6 +189,50 @@ def paste_gpu_memory(analysis: "Analysis") -> GpuMemory | None:
     return max(found, key=lambda m: (m.capacity is not None, len(m.others), m.this_process is not None))
 
 
+# SGLang's own log after loading: "Load weight end. type=..., dtype=..., avail mem=2.10 GB, mem usage=21.43 GB."
+_LOAD_END_RE = re.compile(r"Load weight end\..*?avail mem=(\d+(?:\.\d+)?) ?GB, mem usage=(\d+(?:\.\d+)?) ?GB")
+# the weights taking this share of what was free before loading leave no room worth a KV cache
+WEIGHTS_FILL_SHARE = 0.85
+MAX_FRACTION = 0.95   # the highest --mem-fraction-static worth naming (activations need the rest)
+
+
+@dataclass(frozen=True)
+class LoadMemory:
+    """What SGLang logged after loading the weights on one GPU (GB, as SGLang prints them)."""
+    weights: float
+    left: float
+
+    @property
+    def before(self) -> float:
+        return self.weights + self.left
+
+    def fills(self) -> bool:
+        return self.before > 0 and self.weights >= WEIGHTS_FILL_SHARE * self.before
+
+    def reading(self) -> str:
+        text = (f"Loading the weights took {self.weights:.2f} GB per GPU; {self.left:.2f} GB of the "
+                f"{self.before:.2f} GB free before loading was left.")
+        if self.fills():
+            most = max(0.0, MAX_FRACTION * self.before - self.weights)
+            text += (f" The weights alone take {self.weights / self.before:.0%} of it: even --mem-fraction-static "
+                     f"{MAX_FRACTION} would leave the KV cache about {most:.2f} GB, so raising it is no fix; use "
+                     "more GPUs (--tp), a quantized or smaller checkpoint, or GPUs with more memory.")
+        return text
+
+
+def paste_load_memory(analysis: "Analysis") -> LoadMemory | None:
+    """SGLang's after-loading memory line, when the paste failed on memory and the weights filled
+    the GPU (the one reading that changes the advice: raising --mem-fraction-static cannot help)."""
+    if not any("memory" in e.text.lower() or "OOM" in e.text for e in analysis.stopping_errors[:5]):
+        return None
+    for line in analysis.originals.values():
+        m = _LOAD_END_RE.search(line)
+        if m:
+            load = LoadMemory(weights=float(m.group(2)), left=float(m.group(1)))
+            return load if load.fills() else None
+    return None
+
+
 def holder_conflict(meta: dict, analysis: "Analysis") -> str | None:
     """The entry is about an out-of-memory of one holder; the user's numbers show the other."""
     wanted = meta.get("gpu_memory_holder")
@@ -210,6 +254,13 @@ def holder_agrees(meta: dict, analysis: "Analysis") -> bool:
     wanted = meta.get("gpu_memory_holder")
     memory = paste_gpu_memory(analysis) if wanted == OTHER_PROCESSES else None
     return memory is not None and memory.holder() == wanted
+
+
+def load_memory_json(load: LoadMemory | None) -> dict | None:
+    if load is None:
+        return None
+    return {"weights_gb": load.weights, "left_gb": load.left, "weights_fill_gpu": load.fills(),
+            "summary": load.reading()}
 
 
 def gpu_memory_json(memory: GpuMemory | None) -> dict | None:

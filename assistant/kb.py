@@ -35,6 +35,7 @@ class FixStep:
     commands: tuple[str, ...] = ()
     versions: str | None = None  # PEP 440 specifier over SGLang versions, e.g. ">=0.5.9"
     caveat: str | None = None  # the risk of running this step, shown right under it in answers
+    text_zh: str | None = None  # the step in Chinese, for a user who writes Chinese (commands stay)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class Entry:
     os: tuple[str, ...] = ()   # the host platforms the entry is about (windows, macos, aarch64); () = any
     # whose memory filled the GPU in the out-of-memory this entry is about (assistant.gpu_memory)
     gpu_memory_holder: str | None = None
+    cause_zh: str = ""   # the cause in Chinese (with title_zh and the steps' text_zh: a Chinese answer)
 
 
     @property
@@ -95,7 +97,7 @@ class Entry:
     def from_dict(cls, d: dict) -> Entry:
         d = dict(d)
         d["fix"] = tuple(FixStep(s["text"], tuple(s.get("commands") or ()), s.get("versions"),
-                                 s.get("caveat")) for s in d["fix"])
+                                 s.get("caveat"), s.get("text_zh")) for s in d["fix"])
         d["wrong_advice"] = tuple(WrongAdvice(**w) for w in d["wrong_advice"])
         d["sources"] = tuple(Source(**s) for s in d["sources"])
         for key in ("signatures", "symptoms", "keywords", "hardware", "verify", "components", "os"):
@@ -142,16 +144,20 @@ def _fix_steps(value) -> tuple[FixStep, ...]:
         if isinstance(item, str):
             steps.append(FixStep(item.strip()))
         elif isinstance(item, dict) and isinstance(item.get("text"), str):
-            unknown = set(item) - {"text", "commands", "versions", "caveat"}
+            unknown = set(item) - {"text", "commands", "versions", "caveat", "text_zh"}
             if unknown:
                 raise EntryError(f"fix step has unknown keys {sorted(unknown)}")
             caveat = item.get("caveat")
             if caveat is not None and not (isinstance(caveat, str) and caveat.strip()):
                 raise EntryError("a fix step's 'caveat' must be a non-empty string (the risk of the step)")
             versions = item.get("versions")
+            text_zh = item.get("text_zh")
+            if text_zh is not None and not (isinstance(text_zh, str) and text_zh.strip()):
+                raise EntryError("a fix step's 'text_zh' must be a non-empty string")
             steps.append(FixStep(item["text"].strip(), _str_list(item.get("commands"), "commands"),
                                  str(versions).strip() if versions else None,
-                                 " ".join(caveat.split()) if caveat else None))
+                                 " ".join(caveat.split()) if caveat else None,
+                                 text_zh.strip() if text_zh else None))
         else:
             raise EntryError("each fix step is a string or a mapping with 'text'")
     return tuple(steps)
@@ -219,7 +225,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
             raise EntryError(f"missing required field '{key}'")
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
-             "diagnosis", "os", "gpu_memory_holder"}
+             "diagnosis", "os", "gpu_memory_holder", "cause_zh"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -290,6 +296,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         diagnosis=diagnosis,
         os=platforms,
         gpu_memory_holder=holder,
+        cause_zh=" ".join(str(meta.get("cause_zh") or "").split()),
     )
 
 
@@ -334,6 +341,7 @@ def check_entries(entries_dir: Path, registry=None, messages=None) -> CheckRepor
         seen[entry.id] = str(path)
         if path.stem != entry.id:
             report.errors.append(f"{path}: file name must be '{entry.id}.md'")
+        report.errors.extend(f"{path}: {msg}" for msg in translation_mismatches(entry))
         if registry is not None:
             report.errors.extend(f"{path}: {msg}" for msg in unknown_names_in_fix(entry, registry))
             report.errors.extend(f"{path}: {msg}" for msg in stated_boundaries(entry, registry))
@@ -344,6 +352,38 @@ def check_entries(entries_dir: Path, registry=None, messages=None) -> CheckRepor
                                    signature_warnings(entry.signatures, entry.affected, messages))
         report.entries.append(entry)
     return report
+
+
+# what a translation must carry over unchanged: code spans, flags, env vars, versions, numbers
+# with units, URLs, entry ids named in the text
+_FACT_RES = (re.compile(r"`[^`]+`"), re.compile(r"(?<![\w-])--[a-z][\w-]*"),
+             re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"), re.compile(r"\b\d+\.\d+(?:\.\d+)?(?:\.post\d+)?\b"),
+             re.compile(r"https?://[^\s`),;，。；）]+"))
+_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _facts(text: str) -> set[str]:
+    return {m.group(0).rstrip(".") for pattern in _FACT_RES for m in pattern.finditer(text)}
+
+
+def translation_mismatches(entry: Entry) -> list[str]:
+    """A Chinese text that drops or changes a fact of its English text (a code span, a flag, an
+    env var, a version, a URL), or is not Chinese: translations may reword, never re-state facts."""
+    pairs = [("cause_zh", entry.cause, entry.cause_zh)] + [
+        (f"fix step {i} text_zh", step.text, step.text_zh) for i, step in enumerate(entry.fix, 1)]
+    problems = []
+    for where, english, chinese in pairs:
+        if not chinese:
+            continue
+        if not _CJK_RE.search(chinese):
+            problems.append(f"{where} has no Chinese in it")
+            continue
+        missing = sorted(_facts(english) - _facts(chinese))
+        if missing:
+            problems.append(f"{where} lacks what its English text states: {', '.join(missing[:5])}")
+    if entry.cause_zh and not entry.title_zh:
+        problems.append("cause_zh without title_zh")
+    return problems
 
 
 def unknown_names_in_fix(entry: Entry, registry) -> list[str]:

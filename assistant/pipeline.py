@@ -193,7 +193,7 @@ class Assistant:
             source = lines_from_text(source)
         # the answer's registry look-ups run while the query is embedded
         retrieval = self.retrieve(source, meanwhile=compute_provenance)
-        answer = compose_extractive(retrieval, self.registry, self.settings.top_k)
+        answer = compose_extractive(retrieval, self.registry, self.settings.top_k, self.settings.lang)
         want_llm = self.settings.use_llm if use_llm is None else use_llm
         if want_llm and self.llm is not None:
             from assistant.llm_answer import answer_with_llm

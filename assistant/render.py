@@ -59,6 +59,8 @@ def provenance_lines(answer: Answer, c) -> list[str]:
         out += ([""] if out else []) + [c(_BOLD, "SGLang releases: ") + symbol_sentence(answer.symbol)]
     if answer.gpu_memory is not None:
         out += ([""] if out else []) + [c(_BOLD, "GPU memory at the failure: ") + answer.gpu_memory.reading()]
+    if answer.load_memory is not None:
+        out += ([""] if out else []) + [c(_BOLD, "GPU memory after loading: ") + answer.load_memory.reading()]
     if answer.dependency is not None and answer.abstained:
         out += ([""] if out else []) + [c(_BOLD, "Dependency: ") + dependency_sentence(answer.dependency)]
     return out

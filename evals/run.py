@@ -112,7 +112,7 @@ def run_baseline(assistant: Assistant, case: Case, name: str) -> CaseResult:
         retrieval = assistant.retrieve(lines, mode=retrieval_mode)
     else:
         retrieval = assistant.retriever.search(case.query, k=5, mode=retrieval_mode, use_trace=False)
-    answer = compose_extractive(retrieval, assistant.registry, assistant.settings.top_k)
+    answer = compose_extractive(retrieval, assistant.registry, assistant.settings.top_k, assistant.settings.lang)
     latency = (time.perf_counter() - started) * 1000
     result = _result(case, answer, _ranked(retrieval), latency, assistant.registry,
                      retrieval.analysis.user_names, _expected_outcome(assistant, case), retrieval)

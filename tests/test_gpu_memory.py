@@ -90,3 +90,25 @@ def test_cli_json_web_and_slack_show_the_reading(kb_dir, assistant):
     assert "*GPU memory at the failure:*" in "\n".join(answer_sections(answer))
     assert assistant.answer("RuntimeError: Not enough memory. Please try to increase "
                             "--mem-fraction-static.").to_json()["gpu_memory"] is None
+
+
+NOT_ENOUGH_AFTER_LOAD = (
+    "[2025-08-10 10:00:01 TP0] Load weight end. type=Gemma3ForConditionalGeneration, dtype=torch.bfloat16, "
+    "avail mem=2.10 GB, mem usage=21.43 GB.\n"
+    "[2025-08-10 10:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+    '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_executor/model_runner.py", line 1290, in init_memory_pool\n'
+    '    raise RuntimeError(\n'
+    "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. "
+    "Current value: self.server_args.mem_fraction_static=0.75\n")
+
+
+def test_weights_that_fill_the_gpu_say_raising_the_fraction_is_no_fix(kb_dir, assistant):
+    """21.43 GB of weights on a card with 23.53 GB free: the usual advice (raise
+    --mem-fraction-static) cannot work, and the answer says what can."""
+    result = run_ask("--json", NOT_ENOUGH_AFTER_LOAD, kb=kb_dir)
+    load = json.loads(result.stdout)["load_memory"]
+    assert load["weights_fill_gpu"] is True and load["weights_gb"] == 21.43
+    assert "raising it is no fix" in load["summary"] and "--tp" in load["summary"]
+    # weights that leave room say nothing: the entry's own advice stands
+    roomy = NOT_ENOUGH_AFTER_LOAD.replace("avail mem=2.10 GB, mem usage=21.43 GB", "avail mem=60.10 GB, mem usage=15.00 GB")
+    assert assistant.answer(roomy).load_memory is None

@@ -140,6 +140,8 @@ def answer_markdown(answer: Answer) -> str:
         out += ["", f"**SGLang releases:** {symbol_sentence(answer.symbol)}"]
     if answer.gpu_memory is not None:
         out += ["", f"**GPU memory at the failure:** {answer.gpu_memory.reading()}"]
+    if answer.load_memory is not None:
+        out += ["", f"**GPU memory after loading:** {answer.load_memory.reading()}"]
     if answer.abstained and answer.primary_error:
         out += ["", "**The error that matters in your log**", "", fenced(answer.primary_error)]
     if answer.fix:
@@ -202,6 +204,8 @@ def _provenance_markdown(answer: Answer) -> list[str]:
         out += ["", f"**SGLang releases:** {symbol_sentence(answer.symbol)}"]
     if answer.gpu_memory is not None:
         out += ["", f"**GPU memory at the failure:** {answer.gpu_memory.reading()}"]
+    if answer.load_memory is not None:
+        out += ["", f"**GPU memory after loading:** {answer.load_memory.reading()}"]
     if answer.dependency is not None:
         out += ["", f"**Dependency:** {code_span(dependency_sentence(answer.dependency))}"]
     return out

@@ -20,6 +20,8 @@ def endpoint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, help="deadline in seconds for a whole LLM answer, "
                                                       "whatever the server sends (env ASK_TIMEOUT)")
     parser.add_argument("--top-k", type=int, help="matches to show (env ASK_TOP_K)")
+    parser.add_argument("--lang", choices=("auto", "en", "zh"),
+                        help="answer language: auto (Chinese when you write Chinese), en, zh (env ASK_LANG)")
 
 
 def index_options(parser: argparse.ArgumentParser) -> None:
@@ -41,4 +43,5 @@ def settings_from_args(args) -> Settings:
         embed_model=getattr(args, "embed_model", None), endpoint=getattr(args, "endpoint", None),
         model=getattr(args, "model", None), api_key=getattr(args, "api_key", None),
         top_k=getattr(args, "top_k", None), timeout=getattr(args, "timeout", None),
+        lang=getattr(args, "lang", None),
     )

@@ -188,6 +188,8 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
         parts.append(f"*SGLang releases:* {escape(redact(symbol_sentence(answer.symbol)))}")
     if answer.gpu_memory is not None:
         parts.append(f"*GPU memory at the failure:* {escape(answer.gpu_memory.reading())}")
+    if answer.load_memory is not None:
+        parts.append(f"*GPU memory after loading:* {escape(answer.load_memory.reading())}")
     if dependency and answer.dependency is not None:
         parts.append(f"*Dependency:* `{escape(redact(dependency_sentence(answer.dependency)))}`")
     return "\n".join(parts)

@@ -1,0 +1,75 @@
+"""Answers in Chinese for an operator who writes Chinese: the entry's title_zh, cause_zh and each
+step's text_zh, with commands, flags and versions untouched; English otherwise, or as set."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from assistant.answer import compose_extractive
+from assistant.decision import FIX, Decision
+from assistant.kb import parse_entry, translation_mismatches
+from assistant.retrieve import Hit, Retrieval
+from assistant.trace import analyze
+from tests.conftest import run_ask
+
+ENTRY = Path(__file__).resolve().parents[1] / "kb" / "entries" / "port-already-in-use.md"
+ERROR = "OSError: [Errno 98] Address already in use"
+
+
+def _translated():
+    entry = parse_entry(ENTRY.read_text(encoding="utf-8"))
+    first = entry.fix[0]
+    zh_step = "找出占用端口的进程：" + " ".join(sorted(_facts_of(first.text)))
+    return replace(entry, cause_zh="端口已被另一个仍在运行的进程占用。" + " ".join(sorted(_facts_of(entry.cause))),
+                   fix=(replace(first, text_zh=zh_step), *entry.fix[1:]))
+
+
+def _facts_of(text: str) -> set[str]:
+    from assistant.kb import _facts
+
+    return _facts(text)
+
+
+def _answer(question: str, lang: str = "auto"):
+    entry = _translated()
+    hit = Hit(entry.id, "entry", entry.title, entry.title_zh, None, 2.0, 1.0, 1.0, 1.0, (ERROR,), entry.to_dict())
+    return compose_extractive(Retrieval((hit,), Decision(FIX, 0.9), analyze(f"{question}\n{ERROR}")), lang=lang)
+
+
+def test_a_chinese_question_gets_the_chinese_cause_and_steps_with_commands_unchanged():
+    entry = _translated()
+    answer = _answer("启动的时候报错了，端口好像被占用了，怎么办？")
+    assert answer.language == "zh" and answer.to_json()["language"] == "zh"
+    assert answer.diagnosis.startswith(entry.title_zh) and "端口已被另一个仍在运行的进程占用" in answer.diagnosis
+    assert answer.fix[0].startswith("找出占用端口的进程")
+    for command in entry.fix[0].commands:
+        assert f"$ {command}" in answer.fix[0]   # commands are never translated
+    # a step without text_zh stays English rather than disappearing
+    assert len(answer.fix) == len([s for s in entry.fix if not s.versions]) or entry.fix[1].text in "\n".join(answer.fix)
+
+
+def test_an_english_question_or_the_en_setting_stays_english():
+    entry = _translated()
+    assert _answer("the server fails at start, port in use?").diagnosis.startswith(entry.title)
+    assert _answer("启动的时候报错了，端口好像被占用了，怎么办？", lang="en").language == "en"
+    assert _answer("the server fails at start", lang="zh").language == "zh"
+
+
+def test_a_translation_that_drops_a_flag_or_version_is_a_kb_problem():
+    entry = _translated()
+    assert translation_mismatches(entry) == []
+    broken = replace(entry, fix=(replace(entry.fix[0], text_zh="找出占用端口的进程。"), *entry.fix[1:]))
+    problems = translation_mismatches(broken)
+    assert problems and "fix step 1 text_zh lacks what its English text states" in problems[0]
+    assert translation_mismatches(replace(entry, cause_zh="English only")) == ["cause_zh has no Chinese in it"]
+
+
+def test_the_language_setting_is_checked_on_the_command_line(kb_dir):
+    result = run_ask("--lang", "fr", ERROR, kb=kb_dir)
+    assert result.returncode == 2 and b"invalid choice" in result.stderr
+    result = run_ask(ERROR, kb=kb_dir, env={"ASK_LANG": "fr"})
+    assert result.returncode == 2 and b"ASK_LANG" in result.stderr
+    result = run_ask("--json", "--lang", "en", ERROR, kb=kb_dir)
+    assert json.loads(result.stdout)["language"] == "en"
