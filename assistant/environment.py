@@ -17,7 +17,8 @@ _VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+|\.dev\d+)?)"
 SGLANG_VERSION_RES = [
     re.compile(r"\bsglang(?![-_](?:router|kernel))\s*(?:==|:|\s)\s*" + _VERSION + r"\b", re.I),
     re.compile(r"\bsglang(?![-_](?:router|kernel))\s+version\s*:?\s*" + _VERSION, re.I),
-    re.compile(r"lmsysorg/sglang:v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.I),
+    # the images SGLang and AMD publish name the release in the tag (`rocm/sgl-dev:v0.4.9.post2-rocm630-mi30x`)
+    re.compile(r"(?:lmsysorg|rocm)/(?:sglang|sgl-dev)[\w-]*:v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.I),
     re.compile(r"\bSGLang\s+v(\d+\.\d+\.\d+(?:\.post\d+)?)"),
 ]
 PIP_SHOW_SGLANG_RE = re.compile(r"\bpip3?\s+show\s+sglang(?![-_\w])|^\s*Name:\s*sglang\s*$", re.I)
@@ -201,7 +202,7 @@ class EnvironmentReader:
             if len(self.shapes) < MAX_SHAPES:
                 self.shapes[shape] = known
         possible, vote = known
-        if "sglang" in low and "sglang_version" not in env:
+        if ("sglang" in low or "sgl-dev:" in low) and "sglang_version" not in env:
             v = _first(SGLANG_VERSION_RES, line)
             if v:
                 env["sglang_version"] = v
