@@ -28,12 +28,14 @@ from functools import lru_cache
 
 from assistant.components import components_in, conflicts, specific
 from assistant.generic_lines import is_generic, specific_words
+from assistant.exit_signal import signal_agrees, signal_conflict
 from assistant.gpu_memory import holder_agrees, holder_conflict
 from assistant.host_platform import platform_conflict
 from assistant.index import Index
 from assistant.environment import HARDWARE_HINTS
 from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
 from assistant.intent import is_question
+from assistant.origin import relayed
 from assistant.origin_check import origin_agrees
 from assistant.provenance import paste_origin
 from assistant.release_range import OLDEST_RELEASE, ends_before, of_known_releases, release_range, scope_fits
@@ -199,7 +201,8 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     """Components where the user's error arises: the root error lines, the innermost frames of
     the traceback, the native backtrace. Not the launch flags or the question: a server started
     with `--attention-backend flashinfer` does not fail inside flashinfer for that reason."""
-    roots = [e.text for e in analysis.errors if e.kind in ROOT_KINDS][:3]
+    # a client's or Ray's relay of the error (`ray.exceptions.RayTaskError(KeyError): ...`) is not where it arose
+    roots = [e.text for e in analysis.errors if e.kind in ROOT_KINDS and not relayed(e.text)][:3]
     frames = [*analysis.frame_files[-4:], *analysis.frames[-4:], *analysis.native_lines[:12]]
     if any(BUILD_FAILED_RE.search(e.text) for e in analysis.errors[:5]):
         # a failed JIT or source build fails where the source it compiles lives
@@ -273,8 +276,9 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
                 + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
         frames_only = _frames_only(top, analysis)
         if frames_only:
-            reasons.append(f"It matched only a traceback frame ({_short(frames_only)}) that many different "
-                           "failures pass through; the error itself is not one this entry is about.")
+            reasons.append(f"It matched only a traceback frame or its source line ({_short(frames_only)}), "
+                           "which many different failures pass through; the error itself is not one this "
+                           "entry is about.")
         wrapped = _unexplained_wrapped_message(top)
         if wrapped:
             reasons.append(f"Your error line goes on to say {_short(wrapped)}, which this entry does not explain.")
@@ -297,8 +301,8 @@ def _scope_notes(meta: dict, analysis: Analysis) -> list[str]:
     """The entry is about hardware, a platform, an engine or releases the paste is not from."""
     version_note = (_version_conflict(meta, analysis.environment.sglang_version)
                     or _frames_conflict(meta, analysis) or _legacy_unshown(meta, analysis))
-    return [note for note in (scope_conflict(meta, analysis), version_note, holder_conflict(meta, analysis))
-            if note]
+    return [note for note in (scope_conflict(meta, analysis), version_note, holder_conflict(meta, analysis),
+                              signal_conflict(meta, analysis)) if note]
 
 
 def hardware_conflict(meta: dict, analysis: Analysis) -> str | None:
@@ -506,6 +510,8 @@ def _corroborated(top, analysis: Analysis, in_frames: bool = True) -> bool:
         return True
     if holder_agrees(top.meta, analysis):
         return True   # the out-of-memory's numbers show whose memory it is, as the entry says
+    if signal_agrees(top.meta, analysis):
+        return True   # the process died of the signal the entry is about (`Exit code: -9`)
     if not in_frames and _nothing_more_specific(analysis):
         return True   # the paste holds only the generic line: what it means is the answer
     gpu = (analysis.environment.gpu or "").lower()
@@ -556,7 +562,7 @@ def _frames_only(top, analysis: Analysis) -> str | None:
     paste's error lines; else None."""
     specific_matched = [m for m in top.evidence if not is_generic(m)]
     if (top.signature < SIGNATURE_OK or not specific_matched
-            or not all(TRACEBACK_FRAME_RE.match(m) for m in specific_matched)):
+            or not all(_is_frame(m, analysis) for m in specific_matched)):
         return None
     root = root_error(analysis)
     errors = [e.text for e in analysis.stopping_errors]
@@ -582,6 +588,14 @@ def _explains_root_specifically(top, analysis: Analysis) -> bool:
         # (an OOM passing through the LM head is not the LM-head crash an entry is about)
         return _frames_only(top, analysis) is None
     return _matches_root(specific_matched, root, analysis)
+
+
+def _is_frame(line: str, analysis: Analysis) -> bool:
+    """A traceback frame, or the source line under one (`torch._C._cuda_setDevice(device)`); the
+    `assert` a bare AssertionError stopped at is what failed, not where."""
+    if line.lstrip().startswith("assert "):
+        return False
+    return bool(TRACEBACK_FRAME_RE.match(line)) or mask(line) in analysis.source_lines
 
 
 # a Python traceback's frame (an exception passed through it); faulthandler's crash dump writes

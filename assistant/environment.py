@@ -15,6 +15,8 @@ from assistant.commands import launch_command_flags
 
 _VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+|\.dev\d+)?)"
 SGLANG_VERSION_RES = [
+    # "upgraded sglang from 0.4.6 to 0.5.9": the release it runs now
+    re.compile(r"\bsglang\s+(?:from\s+v?\d+\.\d+\S*\s+)?to\s+" + _VERSION + r"\b", re.I),
     re.compile(r"\bsglang(?![-_](?:router|kernel))\s*(?:==|:|\s)\s*" + _VERSION + r"\b", re.I),
     re.compile(r"\bsglang(?![-_](?:router|kernel))\s+version\s*:?\s*" + _VERSION, re.I),
     # the images SGLang and AMD publish name the release in the tag (`rocm/sgl-dev:v0.4.9.post2-rocm630-mi30x`)
@@ -300,9 +302,19 @@ OTHER_PACKAGE_RE = re.compile(r"flashinfer|sgl[-_]?kernel|mooncake|router|xgramm
 
 def _bare_sglang_version(prose: list[str]) -> str | None:
     """'升级到 v0.5.9 之后…' / 'after upgrading to 0.5.6': a 0.4-0.9 version in the user's own words
-    that no other package name precedes is SGLang's."""
+    that no other package name precedes is SGLang's; of several, the one upgraded to ("worked on
+    0.4.6, after upgrading to 0.5.9 it fails") is the one that fails."""
+    found = []
     for line in prose:
         for m in BARE_VERSION_RE.finditer(line):
-            if not OTHER_PACKAGE_RE.search(line[max(0, m.start() - 30): m.start()]):
-                return m.group(1)
-    return None
+            before = line[max(0, m.start() - 30): m.start()]
+            if not OTHER_PACKAGE_RE.search(before):
+                found.append((bool(UPGRADED_TO_RE.search(before)), m.group(1)))
+    upgraded = [v for to, v in found if to]
+    return upgraded[-1] if upgraded else (found[0][1] if found else None)
+
+
+# what precedes the version now running: "upgrading to", "from 0.4.6 to", "now on", "->", "升级到"
+UPGRADED_TO_RE = re.compile(r"(?:\bupgrad\w*|\bupdat\w*|\bbump\w*|\bmov\w*|\bswitch\w*|\bwent)\b[^.;]*?\bto\s+v?$|"
+                            r"\bfrom\s+v?[\d.]+\w*\s+to\s+v?$|\bnow\s+(?:on|with|using|running)\s+v?$|(?:->|→)\s*v?$|"
+                            r"(?:升级到|升到|更新到|换成)\s*v?$", re.I)

@@ -47,6 +47,8 @@ GENERIC_RE = re.compile(
     r"Triton Error \[CUDA\]|Exception in thread \S+|Traceback \(most recent call last\)|"
     # uvicorn's line over any exception a request handler raised
     r"Exception in ASGI application|"
+    # SGLang's report that a scheduler child died, whatever killed it (the exit code, if any, says why)
+    r"Rank \d+ scheduler is dead\. Please check if there are relevant logs\.?|"
     # torch's shape and index checks: any model, kernel or request with a wrong size prints them
     r"The size of tensor a \(\d+\) must match the size of tensor b \(\d+\) at non-singleton dimension \d+|"
     r"index -?\d+ is out of bounds for dimension \d+ with size \d+|"

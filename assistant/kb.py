@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from assistant.components import BY_NAME as _COMPONENTS
+from assistant.exit_signal import EXIT_SIGNALS
 from assistant.gpu_memory import MEMORY_HOLDERS
 from assistant.host_platform import PLATFORMS
 from assistant.trace import FRAME_RE
@@ -83,6 +84,7 @@ class Entry:
     os: tuple[str, ...] = ()   # the host platforms the entry is about (windows, macos, aarch64); () = any
     # whose memory filled the GPU in the out-of-memory this entry is about (assistant.gpu_memory)
     gpu_memory_holder: str | None = None
+    exit_signal: str | None = None   # the signal the process it is about died of (assistant.exit_signal)
     cause_zh: str = ""   # the cause in Chinese (with title_zh and the steps' text_zh: a Chinese answer)
 
 
@@ -225,7 +227,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
             raise EntryError(f"missing required field '{key}'")
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
-             "diagnosis", "os", "gpu_memory_holder", "cause_zh"}
+             "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -249,6 +251,9 @@ def parse_entry(text: str, path: str = "") -> Entry:
     if bad_components:
         raise EntryError(f"components {bad_components} not among the known components "
                          f"({', '.join(sorted(COMPONENT_NAMES))})")
+    exit_signal = meta.get("exit_signal")
+    if exit_signal is not None and exit_signal not in EXIT_SIGNALS:
+        raise EntryError(f"exit_signal {exit_signal!r} is not one of {', '.join(EXIT_SIGNALS)}")
     holder = meta.get("gpu_memory_holder")
     if holder is not None and holder not in MEMORY_HOLDERS:
         raise EntryError(f"gpu_memory_holder {holder!r} is not one of {', '.join(MEMORY_HOLDERS)}")
@@ -296,6 +301,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         diagnosis=diagnosis,
         os=platforms,
         gpu_memory_holder=holder,
+        exit_signal=exit_signal,
         cause_zh=" ".join(str(meta.get("cause_zh") or "").split()),
     )
 

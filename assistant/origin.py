@@ -627,7 +627,7 @@ def _raised_elsewhere(registry: ErrorRegistry, hit: tuple[int, int, int], line: 
     """The line names another library's exception class ("torch.distributed.DistStoreError:
     Timed out after ...") that is not the class this SGLang site raises."""
     prefix = EXCEPTION_PREFIX.match(line)
-    if not prefix or prefix.group(1).split(".")[0] in SGLANG_PACKAGES:
+    if not prefix or prefix.group(1).split(".")[0] in SGLANG_PACKAGES or relayed(line):
         return False
     kind, _, exception = registry.kinds[registry.row(hit[0])[registry.col["kind"]]].partition(" ")
     return kind in ("raise", "assert") and exception != prefix.group(2)
@@ -703,12 +703,25 @@ def _misplaced_exception_text(registry: ErrorRegistry, hit: tuple[int, int, int]
 
 def _raised_by_library(registry: ErrorRegistry, hit: tuple[int, int, int], paste: _Paste) -> bool:
     """The traceback that ends at the line runs through another library and never through
-    SGLang: vLLM's copy of a text SGLang also has raised it, not SGLang."""
+    SGLang: vLLM's copy of a text SGLang also has raised it, not SGLang. A client or Ray that
+    relays the server's error (`openai.BadRequestError: Error code: 400 - {... 'Requested token
+    count exceeds ...'}`, a `RayTaskError`) raised nothing of its own: the message is SGLang's."""
     kind = registry.kinds[registry.row(hit[0])[registry.col["kind"]]].split(" ")[0]
-    if kind not in ("raise", "assert"):
+    if kind not in ("raise", "assert") or relayed(paste.lines[hit[1]]):
         return False
     frames = paste.traceback_of(hit[1])
     return bool(frames) and not any(f.path for f in frames) and any(_library(f) for f in frames)
+
+
+# exceptions that carry a server's or a remote worker's error to the caller: their message is the
+# other side's text (Ray's own failures, `RaySystemError`, and a client's connection errors are not)
+RELAY_RE = re.compile(r"^\s*(?:ray\.exceptions\.RayTaskError\b|openai\.\w+Error: Error code: \d{3}\b|"
+                      r"httpx\.HTTPStatusError\b|requests\.exceptions\.HTTPError\b|litellm\.\w+Error\b)")
+
+
+def relayed(line: str) -> bool:
+    """The line is an exception that only carries another side's error (a client's HTTP error, Ray's task error)."""
+    return bool(RELAY_RE.match(line))
 
 
 def _message(line: str) -> str:
@@ -797,6 +810,8 @@ def foreign_origin(lines: list[str]) -> Origin | None:
     # Raised in SGLang's frame or no frames at all: a C++/CUDA error surfaces through Python
     # code that only called the library, so the error text itself names the emitter.
     for line in reversed(lines):
+        if relayed(line):
+            continue   # the client or Ray only carried it: the error is the other side's
         prefix = EXCEPTION_PREFIX.match(line)
         if prefix:
             root = prefix.group(1).split(".")[0]

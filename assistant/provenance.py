@@ -266,6 +266,10 @@ def _release_words(advice: DependencyAdvice) -> str:
             f"in the registry, {advice.pins_release},")
 
 
+# companions SGLang's docs install with their own pip command (no release pins them)
+SEPARATE_INSTALLS = frozenset({"sglang-router", "mooncake-transfer-engine", "nixl"})
+
+
 def dependency_sentence(advice: DependencyAdvice, command: bool = True) -> str:
     """'your SGLang 0.5.2 pins sgl-kernel==0.3.9.post2; your paste shows 0.3.5: pip install "..."'
     (without the command when it is shown apart). A package the release does not pin gets no
@@ -278,6 +282,10 @@ def dependency_sentence(advice: DependencyAdvice, command: bool = True) -> str:
                 f"run `pip show sglang`, then "
                 f"install the {advice.package} version your release pins")
     if not advice.pinned_spec:
+        if advice.problem == "missing" and advice.package in SEPARATE_INSTALLS:
+            # a companion SGLang's docs install apart: installing it is the step
+            return (f"{release} does not list {advice.package} among its requirements, so it is installed "
+                    f"apart: `pip install {advice.package}` (no version is pinned)")
         return (f"no pin is known for {advice.package}: {release} does not list it among its "
                 "requirements, so no version is suggested")
     shown = (f"your paste shows {advice.installed_version}" if advice.installed_version

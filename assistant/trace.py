@@ -49,7 +49,7 @@ FATAL_RE = re.compile(
     r"no kernel image|not enough memory|Not enough memory|Please install|"
     r"hipError|HSA_STATUS_ERROR|musa failed|mtshmem|No Device found|Bootstrap:|is not divisible|"
     r"not aligned|is deprecated|could be dead|might be dead|is longer than|exceeds|"
-    r"already in use|\bfail(?:s|ed|ing|ure)?\b|\bcrash|\bhangs?\b|\bstuck\b|\bOOM\b|报错|失败|错误|卡住|崩溃|超时",
+    r"already in use|\bError in request:|\bfail(?:s|ed|ing|ure)?\b|\bcrash|\bhangs?\b|\bstuck\b|\bOOM\b|报错|失败|错误|卡住|崩溃|超时",
 )
 CONSEQUENCE_RE = re.compile(
     r"terminated with -?\d+|Received sigquit|sigquit from a child|Child process unexpectedly|"
@@ -140,6 +140,7 @@ class Analysis:
     frame_files: tuple[str, ...] = ()   # file paths of the first traceback's frames, innermost last
     sglang_frames: tuple[tuple[str, str], ...] = ()  # (file, function) of SGLang frames: date the release
     native_lines: tuple[str, ...] = ()  # native backtrace lines (`libucs.so(ucs_handle_error+0x2dc)`)
+    source_lines: frozenset = frozenset()   # masked lines that are a traceback frame's source code
 
     @property
     def primary(self) -> ErrorLine | None:
@@ -228,6 +229,7 @@ _PRIORITY = {"exception": 0, "fatal": 1, "warning": 2, "consequence": 3}
 SERVING_RE = re.compile(r"\b(?:Prefill|Decode) batch\b")
 SURVIVED_SERVING = 20    # this many progress lines after an error's last occurrence: the server lived on
 MAX_TRACEBACKS = 64
+MAX_SOURCE_LINES = 400
 MAX_TRACEBACK_FRAMES = 200
 USER_INTERRUPT_RE = re.compile(r"^\s*KeyboardInterrupt\s*$|^\^C")
 SURVIVED_PENALTY = 1.5   # a survived exception ranks after the fatal lines, before the warnings
@@ -249,6 +251,7 @@ class _State:
     tb_frames: list[str] = field(default_factory=list)
     tb_files: list[str] = field(default_factory=list)
     tracebacks: list[tuple[int, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
+    source_lines: set[str] = field(default_factory=set)   # masked lines read as a frame's source code
     prose: list[str] = field(default_factory=list)
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     plain: list[str] = field(default_factory=list)
@@ -419,6 +422,11 @@ def _feed(raw: str, st: _State) -> None:
         # a configuration dump, not an error (it says "timeout=" and "log_level="); an exception
         # about ServerArgs ("ServerArgs() got multiple values for keyword argument") is the error
         return
+    if frame and frame[0].startswith("<"):
+        # `File "<string>"` (a dataclass's generated __init__), `<frozen runpy>`: code with no
+        # module behind it, so no component, package or release to read from it
+        st.last_assert, st.after_frame = None, True
+        return
     if frame:
         st.last_assert = None
         path, function = frame
@@ -446,6 +454,8 @@ def _feed(raw: str, st: _State) -> None:
     kind = _classify(text)
     if source and kind != "exception":
         kind = None
+    if source and len(st.source_lines) < MAX_SOURCE_LINES:
+        st.source_lines.add(masked)
     if kind is None:
         if len(st.plain) < 40:
             st.plain.append(text)
@@ -603,8 +613,11 @@ _INTRO_TAIL_RE = re.compile(r"\b(?:fail(?:s|ed)?|errors?(?: out)?|errored(?: out
 def _introduces_output(text: str) -> bool:
     """A few plain words ending in a colon that announce the error or log below them."""
     words = text[:-1].split()
-    return (len(text) <= 80 and 1 <= len(words) <= 10 and all(_PLAIN_WORD_RE.fullmatch(w) for w in words)
-            and any(w.lower().strip(",.") in _INTRO_WORDS for w in words))
+    if len(text) > 80 or not 1 <= len(words) <= 10 or not all(_PLAIN_WORD_RE.fullmatch(w) for w in words):
+        return False
+    # "the log below:", or a remark as short as "request fails:" / "then it crashes:"
+    return (any(w.lower().strip(",.") in _INTRO_WORDS for w in words)
+            or (len(words) <= 4 and all(_LOWER_WORD_RE.fullmatch(w) for w in words)))
 
 
 # a reproduction step or a bare remark in the user's words: "3. crash", "- it hangs", "server crashed"
@@ -698,6 +711,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         frame_files=tuple(dict.fromkeys(frame_files))[-12:],
         sglang_frames=tuple(st.sglang_frames),
         native_lines=tuple(st.native),
+        source_lines=frozenset(st.source_lines),
         question=" ".join((*st.described, *st.prose))[:2000],
         masked_lines=tuple(dict.fromkeys(kept)),
         plain_lines=tuple(st.plain),
@@ -707,7 +721,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         tail_lines=frozenset(tail),
         originals=st.originals,
         mentions_sglang=st.environment.mentions_sglang,
-        environment=st.environment.environment(st.prose, st.launch, st.loose_flags),
+        environment=st.environment.environment([*st.described, *st.prose], st.launch, st.loose_flags),
         total_lines=st.total,
         collapsed_repeats=st.repeats,
         log_lines=st.log_lines,

@@ -224,3 +224,85 @@ def test_a_failed_build_fails_in_the_library_whose_source_it_compiles(assistant)
     assert "flashinfer" in failing_components(analyze(FLASHINFER_BUILD_NO_NVCC))
     answer = assistant.answer(FLASHINFER_BUILD_NO_NVCC)
     assert not (answer.outcome == "fix" and answer.matches[0].id == "sglang-jit-kernel-tvm-ffi-build-failed")
+
+
+# ---- round 28's second trial: installs, the API, relayed errors ----
+
+OOM_AT_SET_DEVICE = """\
+upgraded to 0.5.23 and now it dies at startup:
+[2026-11-30 07:01:40 TP3] Scheduler hit an exception: Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/model_executor/model_runner.py", line 790, in init_torch_distributed
+    torch.get_device_module(self.device).set_device(self.gpu_id)
+  File "/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py", line 567, in set_device
+    torch._C._cuda_setDevice(device)
+torch.AcceleratorError: CUDA error: out of memory
+"""
+
+CONTEXT_LENGTH_VIA_OPENAI = """\
+Traceback (most recent call last):
+  File "/app/.venv/lib/python3.11/site-packages/openai/_base_client.py", line 1047, in request
+    raise self._make_status_error_from_response(err.response) from None
+openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "Requested token count exceeds the model's maximum context length of 32768 tokens. You requested a total of 36864 tokens: 28672 tokens from the input messages and 8192 tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.", 'type': 'BadRequestError', 'param': None, 'code': 400}
+"""
+
+ONE_LINE_REQUEST_ERROR = """\
+custom template for tool calls, sglang 0.5.6:
+request fails:
+[2025-11-13 03:12:44] Error in request: Conversation roles must alternate user/assistant/user/assistant/...
+[2025-11-13 03:12:44] INFO:     172.17.0.1:51066 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error
+"""
+
+
+def test_a_source_line_under_a_frame_is_where_not_what(assistant):
+    """`torch._C._cuda_setDevice(device)` is code an OOM passed through: it does not make the
+    OOM the 'invalid device ordinal' entry's problem."""
+    analysis = analyze(OOM_AT_SET_DEVICE)
+    assert analysis.environment.sglang_version == "0.5.23"          # "upgraded to 0.5.23"
+    answer = assistant.answer(OOM_AT_SET_DEVICE)
+    assert not (answer.outcome == "fix" and answer.matches[0].id == "invalid-device-ordinal-gpus-per-node")
+
+
+def test_rank_dead_alone_is_no_host_memory_fix_but_with_exit_code_9_it_is(assistant):
+    dead = ("[2025-10-01 11:43:20] Rank 0 scheduler is dead. Please check if there are relevant logs.\n"
+            "RuntimeError: Rank 0 scheduler is dead. Please check if there are relevant logs.\n")
+    assert assistant.answer(dead).outcome != "fix"
+    assert assistant.answer(RANK_KILLED_WHILE_LOADING).matches[0].id == "host-oom-killed-during-load"
+
+
+def test_an_sglang_message_a_client_relays_is_still_sglangs(assistant):
+    answer = assistant.answer(CONTEXT_LENGTH_VIA_OPENAI)
+    assert answer.origin is not None and answer.origin.is_sglang
+    assert answer.origin.function.endswith("_validate_one_request")
+
+
+def test_a_ray_task_error_is_not_where_the_error_arose():
+    from assistant.decision import failing_components
+
+    relayed = ("(RolloutRayActor pid=9140)   File \"/sgl-workspace/sglang/python/sglang/srt/models/qwen3_moe.py\", line 871, in load_weights\n"
+               "(RolloutRayActor pid=9140) KeyError: 'model.layers.0.mlp.experts.w13_weight_scale_inv'\n"
+               "ray.exceptions.RayTaskError(KeyError): ray::MegatronTrainRayActor.update_weights() (pid=8823, ip=10.1.0.3)\n")
+    assert "ray" not in failing_components(analyze(relayed))
+
+
+def test_sglangs_one_line_request_error_is_the_error_not_the_users_words(assistant):
+    analysis = analyze(ONE_LINE_REQUEST_ERROR)
+    assert not any(e.text == "request fails:" for e in analysis.errors)
+    answer = assistant.answer(ONE_LINE_REQUEST_ERROR)
+    assert (answer.outcome, answer.matches[0].id) == ("fix", "chat-template-missing-or-not-found")
+
+
+def test_a_generated_code_frame_names_no_module():
+    trace = ("Traceback (most recent call last):\n"
+             '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/server_args.py", line 331, in __post_init__\n'
+             "    self._handle_data_parallelism()\n"
+             '  File "<string>", line 331, in __init__\n'
+             "AssertionError: Please enable dp attention when setting enable_dp_lm_head.\n")
+    assert not any(f.startswith("<") for f in analyze(trace).frame_files)
+
+
+def test_a_missing_router_package_is_installed_apart(assistant):
+    answer = assistant.answer("sglang 0.5.9 installed with pip install sglang\n"
+                              "/usr/bin/python: Error while finding module specification for 'sglang_router.launch_server' "
+                              "(ModuleNotFoundError: No module named 'sglang_router')")
+    assert answer.dependency is not None and answer.dependency.package == "sglang-router"
+    assert "`pip install sglang-router`" in answer.text
