@@ -88,7 +88,8 @@ COMPONENTS: tuple[Component, ...] = (
                        r"modelopt|marlin|block_n|block_k", family="quantization", in_words=False),
     _c("model-loader", r"model_loader|weight_utils|load_weights|safetensors|\.bin\b|weight_loader|"
                        r"hf_transfer|snapshot_download|huggingface_hub", family="model-loading", in_words=False),
-    _c("cuda-graph", r"cuda[_ ]graph|cuda_graph_runner|CudaGraph", specific=False),
+    # not torch's OOM accounting, "allocated in private pools (e.g., CUDA Graphs)", on every OOM
+    _c("cuda-graph", r"(?<!e\.g\., )cuda[_ ]graph|cuda_graph_runner|CudaGraph", specific=False),
     _c("torch", r"[/\\]torch[/\\]|\btorch\.", specific=False),
     _c("cuda", r"\bCUDA\b|libcuda|cudaError|cuda_runtime", specific=False),
     _c("sglang", r"sglang[/\\.]|\bSGLang\b|scheduler|tokenizer_manager|detokenizer", specific=False),

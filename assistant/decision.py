@@ -27,12 +27,12 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from assistant.components import components_in, conflicts, specific
-from assistant.generic_lines import is_generic, specific_words
+from assistant.environment import HARDWARE_HINTS
 from assistant.exit_signal import signal_agrees, signal_conflict
+from assistant.generic_lines import is_generic, specific_words
 from assistant.gpu_memory import holder_agrees, holder_conflict
 from assistant.host_platform import platform_conflict
 from assistant.index import Index
-from assistant.environment import HARDWARE_HINTS
 from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
 from assistant.intent import is_question
 from assistant.origin import relayed

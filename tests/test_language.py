@@ -22,8 +22,9 @@ def _translated():
     entry = parse_entry(ENTRY.read_text(encoding="utf-8"))
     first = entry.fix[0]
     zh_step = "找出占用端口的进程：" + " ".join(sorted(_facts_of(first.text)))
+    # the second step left untranslated, as an entry translated only in part would be
     return replace(entry, cause_zh="端口已被另一个仍在运行的进程占用。" + " ".join(sorted(_facts_of(entry.cause))),
-                   fix=(replace(first, text_zh=zh_step), *entry.fix[1:]))
+                   fix=(replace(first, text_zh=zh_step), replace(entry.fix[1], text_zh=None), *entry.fix[2:]))
 
 
 def _facts_of(text: str) -> set[str]:
@@ -47,7 +48,7 @@ def test_a_chinese_question_gets_the_chinese_cause_and_steps_with_commands_uncha
     for command in entry.fix[0].commands:
         assert f"$ {command}" in answer.fix[0]   # commands are never translated
     # a step without text_zh stays English rather than disappearing
-    assert len(answer.fix) == len([s for s in entry.fix if not s.versions]) or entry.fix[1].text in "\n".join(answer.fix)
+    assert answer.fix[1].split("\n")[0].endswith(entry.fix[1].text)
 
 
 def test_an_english_question_or_the_en_setting_stays_english():
