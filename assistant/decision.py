@@ -9,7 +9,9 @@ Retrieval ranks (`assistant.retrieve`); this module decides, in three outcomes:
   (`assistant.generic_lines`), the root error is a specific line the entry does not explain, the
   trace fails inside a component the entry is not about (`assistant.components`), the user's
   hardware, operating system (`assistant.host_platform`) or SGLang version is outside the entry's
-  scope, the entry is a diagnosis (what a line means and how to find the failure behind it, not
+  scope, or so is what the paste's numbers show (whose memory an out-of-memory is,
+  `assistant.gpu_memory`; the signal a process died of, `assistant.exit_signal`), the only
+  specific match is a traceback frame the error passed through, the entry is a diagnosis (what a line means and how to find the failure behind it, not
   that failure), or the paste is a how-to question.
 - `unknown`: nothing is close enough to name.
 
