@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:   # trace imports nothing from here; kept one way for the KB schema's sake
+if TYPE_CHECKING:   # for type hints only: the KB schema imports this module, and stays light
     from assistant.trace import Analysis
 
 # whose memory filled the GPU: what an entry about an out-of-memory declares (`gpu_memory_holder:`)
