@@ -293,7 +293,18 @@ def dependency_sentence(advice: DependencyAdvice, command: bool = True) -> str:
     if advice.satisfied is True:
         return (f"{release} {_pin_words(advice)}; {shown}, which meets it: the version is not what "
                 "fails here")
+    if advice.problem == "missing" and advice.extra == RUNTIME_EXTRA:
+        # up to 0.5.2 the runtime (xgrammar, uvloop, ...) came only with the srt extra: one missing
+        # module usually means the rest are missing too
+        return (f"{release} {_pin_words(advice)} in its runtime (the `srt` extra), which a plain `pip install "
+                "sglang` of that release leaves out; if more runtime modules are missing, that is "
+                "kb:sglang-installed-without-runtime-extra; for this one"
+                + (f": {advice.install_command}" if command else "."))
     return f"{release} {_pin_words(advice)}; {shown}" + (f": {advice.install_command}" if command else ".")
+
+
+
+RUNTIME_EXTRA = "runtime-common"   # the extra `sglang[srt]` pulls in (releases up to 0.5.2)
 
 
 def is_dependency_entry(meta: dict, advice: DependencyAdvice | None) -> bool:

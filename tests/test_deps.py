@@ -169,3 +169,16 @@ def test_sglangs_warning_about_an_optional_models_import_is_no_dependency_proble
     # it is the cause when the model's architecture is then reported as unsupported
     unsupported = warning + "ValueError: Model architectures ['Llama4ForConditionalGeneration'] are not supported for now."
     assert assistant.answer(unsupported).dependency is not None
+
+
+def test_a_runtime_module_missing_on_an_old_release_points_at_the_runtime_extra(pins):
+    """Up to 0.5.2 xgrammar came only with the `srt` extra: the answer says so (other runtime modules
+    are likely missing too) and still gives the single pinned install."""
+    from assistant.provenance import dependency_sentence
+
+    old = dependency_advice(["ModuleNotFoundError: No module named 'xgrammar'"], "0.5.2", pins)
+    sentence = dependency_sentence(old)
+    assert "the `srt` extra" in sentence and "kb:sglang-installed-without-runtime-extra" in sentence
+    assert sentence.endswith('pip install "xgrammar==0.1.24"')
+    new = dependency_advice(["ModuleNotFoundError: No module named 'xgrammar'"], "0.5.9", pins)
+    assert "`srt` extra" not in dependency_sentence(new)   # a base requirement from 0.5.3 on
