@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import NamedTuple
 
 from assistant.components import components_in, conflicts, specific
 from assistant.environment import HARDWARE_HINTS
@@ -132,6 +133,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         " ".join((analysis.question, *analysis.plain_lines)),
         any(e.kind in ROOT_KINDS for e in analysis.errors) or _has_log(analysis))
     reasons: list[str] = []
+    against: _Against | None = None   # what in the paste the top entry does not explain
     diagnosis = False
     if question:
         reasons.append("This reads as a how-to or configuration question, not an error report: "
@@ -144,7 +146,8 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
             reasons.append(NO_MATCH_REASON)
         # a weak lead too says what in the paste speaks against it (another kind of failure,
         # other hardware, another library's frames): the user rules it out faster
-        reasons += _against(top, analysis, failing)
+        against = _against(top, analysis, failing)
+        reasons += against.reasons
         if not reasons and top.meta.get("diagnosis"):
             diagnosis = True
             reasons.append(DIAGNOSIS_REASON if analysis.errors else SYMPTOM_DIAGNOSIS_REASON)
@@ -158,25 +161,19 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     # ("how do I enable EAGLE?" is not about a crash entry that shares the words)
     related = (strong and (top.signature > 0 or signature_coverage(top, tokens, idf) >= QUESTION_NAMES_ERROR)
                if question else (top.signature >= SIGNATURE_OK or evidence_level >= LEAD_EVIDENCE or strong))
-    if (related and not question and not strong and top.signature < SIGNATURE_OK and analysis is not None
-            and top.kind == "entry" and _scope_notes(top.meta, analysis)):
-        related = False   # words alone, about other hardware or releases: not a plausible lead
-    if (related and not question and analysis is not None and top.kind == "entry"
-            and not _specific_signatures(top) and _contradicted(top, analysis, failing)):
-        # only a line many failures print, about another kind of failure, component or platform:
-        # naming it would point the user the wrong way
-        related = False
+    if related and not question and analysis is not None and top.kind == "entry":
+        # (a paste from other software gave no reasons of the entry's own: still weigh them here)
+        against = against or _against(top, analysis, failing)
+        if not strong and top.signature < SIGNATURE_OK and against.scope:
+            related = False   # words alone, about other hardware or releases: not a plausible lead
+        elif against.contradicted and not _specific_signatures(top):
+            # only a line many failures print, about another kind of failure, component or
+            # platform: naming it would point the user the wrong way
+            related = False
     outcome = LEAD if related else UNKNOWN
     capped = min(confidence, 0.59 if outcome == LEAD else 0.3)
     return Decision(outcome, round(capped, 3), tuple(reasons), question,
                     tuple(sorted(specific(failing))), diagnosis=diagnosis)
-
-
-def _contradicted(top, analysis: Analysis, failing: frozenset[str]) -> bool:
-    """The paste shows another kind of failure than the entry's, fails in a component the entry
-    is not about, or is from hardware or releases outside its scope."""
-    return bool(_kind_conflict(top, analysis) or conflicts(failing, entry_components(top.meta))
-                or _scope_notes(top.meta, analysis))
 
 
 def _strength(top, evidence: float) -> tuple[float, bool]:
@@ -252,14 +249,21 @@ def entry_components(meta: dict) -> frozenset[str]:
                              tuple(meta.get("components") or ()))
 
 
-def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
-    """What in the paste the entry does not explain; empty when the entry fits.
+class _Against(NamedTuple):
+    reasons: list[str]      # what in the paste the entry does not explain; empty when it fits
+    scope: bool             # hardware, platform, releases or the paste's numbers outside its scope
+    contradicted: bool      # scope, or another kind of failure, or a component it is not about
+
+
+def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
+    """What in the paste the entry does not explain; no reasons when the entry fits.
 
     A specific (non-generic) signature line matched on the root error explains it: the frames
     around it may pass through other libraries. Anything weaker — a generic line, a line other
     than the root, words without a matched line — must agree with the specifics of the case."""
     meta = top.meta
     reasons: list[str] = []
+    kind, outside = None, frozenset()
     if not _explains_root_specifically(top, analysis):
         # (an entry with no error lines, a hang say, is matched by its symptoms alone)
         if top.signature < SIGNATURE_OK and top.meta.get("signatures") and _has_log(analysis):
@@ -295,8 +299,8 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> list[str]:
         if outside:
             reasons.append(f"Your error arises in {_names(outside)}, which this entry is not about"
                            + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
-    reasons += _scope_notes(meta, analysis)
-    return reasons
+    scope = _scope_notes(meta, analysis)
+    return _Against(reasons + scope, bool(scope), bool(scope or kind or outside))
 
 
 def _scope_notes(meta: dict, analysis: Analysis) -> list[str]:

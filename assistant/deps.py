@@ -521,6 +521,9 @@ def dependency_advice(
     )
 
 
+RUNTIME_EXTRA = "runtime-common"   # the extra `sglang[srt]` pulls in (releases up to 0.5.2)
+
+
 def satisfies(installed: str | None, spec: str | None) -> bool | None:
     if not installed or not spec:
         return None

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from assistant.paste_cache import per_analysis
+
 if TYPE_CHECKING:
     from assistant.trace import Analysis
 
@@ -41,8 +43,8 @@ def signals_in(lines) -> frozenset[str]:
 
 
 def paste_signals(analysis: "Analysis") -> frozenset[str]:
-    """The signals the paste's error lines say a process died of."""
-    return signals_in(e.text for e in analysis.errors[:MAX_LINES])
+    """The signals the paste's error lines say a process died of (read once per paste)."""
+    return per_analysis("exit_signals", analysis, lambda a: signals_in(e.text for e in a.errors[:MAX_LINES]))
 
 
 def signal_conflict(meta: dict, analysis: "Analysis") -> str | None:

@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
+from assistant.commands import sglang_names
 from assistant.flags import NAME_IN_TEXT, FlagRegistry, describe_versions, find_names
 
 MAX_FLAGS = 3         # flags shown when the question describes them
@@ -159,7 +160,7 @@ def _reference(flag: str, registry: FlagRegistry, index: _FlagIndex, user_versio
     help_text = _readable(documented.flag_help.get(flag, ""))
     named = []
     # the newest help text may point at a flag older releases lack ("Deprecated. Use --attn-dp-size")
-    for other in dict.fromkeys(HELP_FLAG_RE.findall(help_text)):
+    for other in (name for name in sglang_names(help_text) if name.startswith("--")):
         other_having = registry.check(other).versions if other != flag else ()
         if not other_having:
             continue
@@ -174,8 +175,6 @@ def _reference(flag: str, registry: FlagRegistry, index: _FlagIndex, user_versio
         releases=describe_versions(having, registry.versions) if having else "no release",
         all_releases=len(having) == len(registry.versions), named_flags=tuple(named))
 
-
-HELP_FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 
 
 def _named(question: str, registry: FlagRegistry) -> list[str]:

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from assistant.paste_cache import per_analysis
+
 if TYPE_CHECKING:   # for type hints only: the KB schema imports this module, and stays light
     from assistant.trace import Analysis
 
@@ -182,7 +184,11 @@ def parse_oom(text: str) -> GpuMemory | None:
 
 def paste_gpu_memory(analysis: "Analysis") -> GpuMemory | None:
     """The out-of-memory numbers of the error that stopped the run (the most detailed message
-    when several ranks printed one)."""
+    when several ranks printed one); read once per paste, for retrieval, decision and answer."""
+    return per_analysis("gpu_memory", analysis, _gpu_memory)
+
+
+def _gpu_memory(analysis: "Analysis") -> GpuMemory | None:
     found = [m for e in analysis.stopping_errors if (m := parse_oom(e.text)) is not None]
     if not found:
         return None

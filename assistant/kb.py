@@ -15,6 +15,7 @@ from pathlib import Path
 from assistant.components import BY_NAME as _COMPONENTS
 from assistant.exit_signal import EXIT_SIGNALS
 from assistant.gpu_memory import MEMORY_HOLDERS
+from assistant.language import CHINESE_CHAR_RE
 from assistant.host_platform import PLATFORMS
 from assistant.trace import FRAME_RE
 
@@ -365,7 +366,6 @@ def check_entries(entries_dir: Path, registry=None, messages=None) -> CheckRepor
 _FACT_RES = (re.compile(r"`[^`]+`"), re.compile(r"(?<![\w-])--[a-z][\w-]*"),
              re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"), re.compile(r"\b\d+\.\d+(?:\.\d+)?(?:\.post\d+)?\b"),
              re.compile(r"https?://[^\s`),;，。；）]+"))
-_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _facts(text: str) -> set[str]:
@@ -381,7 +381,7 @@ def translation_mismatches(entry: Entry) -> list[str]:
     for where, english, chinese in pairs:
         if not chinese:
             continue
-        if not _CJK_RE.search(chinese):
+        if not CHINESE_CHAR_RE.search(chinese):
             problems.append(f"{where} has no Chinese in it")
             continue
         missing = sorted(_facts(english) - _facts(chinese))

@@ -11,7 +11,7 @@ import re
 
 from assistant.trace import Analysis
 
-_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+CHINESE_CHAR_RE = re.compile(r"[\u4e00-\u9fff]")
 # this many Chinese characters in the user's own words make it a Chinese question
 MIN_CHINESE_CHARS = 4
 
@@ -21,4 +21,4 @@ def answer_language(setting: str, analysis: Analysis) -> str:
     own words are."""
     if setting in ("en", "zh"):
         return setting
-    return "zh" if len(_CJK_RE.findall(analysis.question)) >= MIN_CHINESE_CHARS else "en"
+    return "zh" if len(CHINESE_CHAR_RE.findall(analysis.question)) >= MIN_CHINESE_CHARS else "en"

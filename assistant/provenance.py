@@ -17,10 +17,10 @@ both are turned into words here, once, so every surface says the same thing.
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 
-from assistant.deps import DependencyAdvice, dependency_advice
+from assistant.deps import RUNTIME_EXTRA, DependencyAdvice, dependency_advice
 from assistant.origin import Origin, match_origin
+from assistant.paste_cache import per_analysis
 from assistant.release_range import release_range
 from assistant.symbols import ARCHITECTURE_UNSUPPORTED, SymbolHistory, symbol_history
 from assistant.trace import Analysis
@@ -28,7 +28,6 @@ from assistant.trace import Analysis
 ROOT_KINDS = ("exception", "fatal")
 MAX_ROOT_LINES = 8        # the first root errors are what the user asks about
 MAX_CONDITION = 300       # characters of the guarding condition shown in an answer
-CACHED_ANALYSES = 16
 # Entries about a dependency's version: their fix is "install what your SGLang pins".
 DEPENDENCY_ENTRIES = frozenset({
     "transformers-version-breaks-sglang-import", "sgl-kernel-version-mismatch",
@@ -39,22 +38,6 @@ DEPENDENCY_ENTRIES = frozenset({
 # "Exception: X is installed with version ..." reads like a sentence, so the trace reader may
 # file it with the user's words; a line that starts with an exception name is still a log line.
 EXCEPTION_START = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)\b:")
-
-_cache: OrderedDict[tuple[int, str], tuple[Analysis, object]] = OrderedDict()
-
-
-def _cached(kind: str, analysis: Analysis, compute):
-    """One result per analysis object and kind: the answer and the prompt ask for the same."""
-    key = (id(analysis), kind)
-    hit = _cache.get(key)
-    if hit is not None and hit[0] is analysis:
-        return hit[1]
-    value = compute(analysis)
-    _cache[key] = (analysis, value)
-    while len(_cache) > CACHED_ANALYSES:
-        _cache.popitem(last=False)
-    return value
-
 
 def root_error_lines(analysis: Analysis) -> list[str]:
     """The traceback's frames (innermost last) and the root error lines, as the registry reads
@@ -87,7 +70,7 @@ def _origin(analysis: Analysis) -> Origin | None:
 
 def paste_origin(analysis: Analysis) -> Origin | None:
     """Where the paste's root error comes from (an SGLang site or another library), or None."""
-    return _cached("origin", analysis, _origin)
+    return per_analysis("origin", analysis, _origin)
 
 
 def _dependency(analysis: Analysis) -> DependencyAdvice | None:
@@ -115,7 +98,7 @@ OPTIONAL_MODEL_IMPORT_RE = re.compile(r"Ignore import error when loading sglang\
 
 def paste_dependency(analysis: Analysis) -> DependencyAdvice | None:
     """The pin for the dependency problem the paste shows, or None."""
-    return _cached("dependency", analysis, _dependency)
+    return per_analysis("dependency", analysis, _dependency)
 
 
 def _symbol(analysis: Analysis) -> SymbolHistory | None:
@@ -130,7 +113,7 @@ def _symbol(analysis: Analysis) -> SymbolHistory | None:
 
 def paste_symbol(analysis: Analysis) -> SymbolHistory | None:
     """Which releases have the SGLang module, name or argument the paste's error says is missing."""
-    return _cached("symbol", analysis, _symbol)
+    return per_analysis("symbol", analysis, _symbol)
 
 
 def compute_provenance(analysis: Analysis) -> None:
@@ -302,9 +285,6 @@ def dependency_sentence(advice: DependencyAdvice, command: bool = True) -> str:
                 + (f": {advice.install_command}" if command else "."))
     return f"{release} {_pin_words(advice)}; {shown}" + (f": {advice.install_command}" if command else ".")
 
-
-
-RUNTIME_EXTRA = "runtime-common"   # the extra `sglang[srt]` pulls in (releases up to 0.5.2)
 
 
 def is_dependency_entry(meta: dict, advice: DependencyAdvice | None) -> bool:

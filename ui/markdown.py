@@ -138,10 +138,7 @@ def answer_markdown(answer: Answer) -> str:
     out += ["", "**What went wrong**", "", answer.diagnosis]
     if answer.symbol is not None:
         out += ["", f"**SGLang releases:** {symbol_sentence(answer.symbol)}"]
-    if answer.gpu_memory is not None:
-        out += ["", f"**GPU memory at the failure:** {answer.gpu_memory.reading()}"]
-    if answer.load_memory is not None:
-        out += ["", f"**GPU memory after loading:** {answer.load_memory.reading()}"]
+    out += _memory_markdown(answer)
     if answer.abstained and answer.primary_error:
         out += ["", "**The error that matters in your log**", "", fenced(answer.primary_error)]
     if answer.fix:
@@ -155,6 +152,16 @@ def answer_markdown(answer: Answer) -> str:
     if answer.changes:
         out += ["", "**Checked before display**", ""] + [f"- {c}" for c in answer.changes]
     return "\n".join(out).strip()
+
+
+def _memory_markdown(answer: Answer) -> list[str]:
+    """What the paste's memory numbers say (`assistant.gpu_memory`), on every outcome."""
+    out = []
+    if answer.gpu_memory is not None:
+        out += ["", f"**GPU memory at the failure:** {answer.gpu_memory.reading()}"]
+    if answer.load_memory is not None:
+        out += ["", f"**GPU memory after loading:** {answer.load_memory.reading()}"]
+    return out
 
 
 def _not_confirmed_markdown(answer: Answer) -> list[str]:
@@ -202,10 +209,7 @@ def _provenance_markdown(answer: Answer) -> list[str]:
         out += [f"- {code_span(r) if r.startswith('when: ') else r}" for r in rest]
     if answer.symbol is not None:
         out += ["", f"**SGLang releases:** {symbol_sentence(answer.symbol)}"]
-    if answer.gpu_memory is not None:
-        out += ["", f"**GPU memory at the failure:** {answer.gpu_memory.reading()}"]
-    if answer.load_memory is not None:
-        out += ["", f"**GPU memory after loading:** {answer.load_memory.reading()}"]
+    out += _memory_markdown(answer)
     if answer.dependency is not None:
         out += ["", f"**Dependency:** {code_span(dependency_sentence(answer.dependency))}"]
     return out

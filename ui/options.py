@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-from assistant.config import Settings
+from assistant.config import LANGUAGES, Settings
 
 
 def endpoint_options(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +20,7 @@ def endpoint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, help="deadline in seconds for a whole LLM answer, "
                                                       "whatever the server sends (env ASK_TIMEOUT)")
     parser.add_argument("--top-k", type=int, help="matches to show (env ASK_TOP_K)")
-    parser.add_argument("--lang", choices=("auto", "en", "zh"),
+    parser.add_argument("--lang", choices=LANGUAGES,
                         help="answer language: auto (Chinese when you write Chinese), en, zh (env ASK_LANG)")
 
 
