@@ -39,7 +39,7 @@ from assistant.index import Index
 from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
 from assistant.intent import is_question
 from assistant.origin import relayed
-from assistant.origin_check import origin_agrees
+from assistant.origin_check import origin_agrees, raised_where_declared
 from assistant.provenance import paste_origin
 from assistant.release_range import OLDEST_RELEASE, ends_before, of_known_releases, release_range, scope_fits
 from assistant.term_weights import masked_signature, signature_text, token_idf
@@ -80,6 +80,11 @@ DIAGNOSIS_REASON = ("This entry says what your error line means and how to find 
 SYMPTOM_DIAGNOSIS_REASON = ("This entry says how to find the failure behind what you describe; your paste "
                             "shows no error line, and the entry does not name the failure, so its steps "
                             "are next steps, not the fix.")
+# the root error is raised at a site whose whole class of checks the entry is about (`raised_in`),
+# but the entry does not name this check: its message says what to change, the entry how to read it
+DECLARED_SITE_REASON = ("Your error is one of the checks this entry is about (raised in SGLang's {site}), "
+                        "but not one it names: the message itself says what to change, and the entry's "
+                        "steps say how to read it.")
 ROOT_KINDS = ("exception", "fatal")
 
 
@@ -106,8 +111,10 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
     (a scope conflict, an unexplained root error) but a runner-up matched a signature line and
     fits, the runner-up is the fix: `Decision.top` says which hit the decision is about."""
     first = _decide_top(hits, tokens, index, analysis, idf)
-    if first.outcome == FIX or analysis is None or first.question:
+    if analysis is None or first.question:
         return first
+    if first.outcome == FIX:
+        return _specific_over_generic(first, hits, tokens, index, analysis, idf)
     for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
         if hit.kind != "entry" or hit.signature < SIGNATURE_OK:
             continue
@@ -115,6 +122,25 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
             # the top entry says the lines it matched relay a failure shown elsewhere: an entry
             # matching only those same lines cannot name that failure either
             continue
+        alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
+        if alt.outcome == FIX:
+            return replace(alt, top=i)
+    return first
+
+
+def _specific_over_generic(first: Decision, hits, tokens, index: Index, analysis: Analysis, idf) -> Decision:
+    """A fix resting only on lines many failures print (`unhandled system error`) gives way to a
+    runner-up that matched a line telling the case apart (NCCL's `socketStartConnect: Connect to
+    ... failed` above it) and is a fix on its own: the specific line says which failure it was."""
+    top = hits[0]
+    if top.kind != "entry" or _specific_signatures(top) or declared_site_line(top.meta, analysis):
+        return first
+    for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
+        if (hit.kind != "entry" or hit.signature < SIGNATURE_OK or not _specific_signatures(hit)
+                or _frames_only(hit, analysis)):
+            continue
+        if not [line for line in hit.evidence if line not in top.evidence and not is_generic(line)]:
+            continue   # the same lines the top matched: nothing more specific
         alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
         if alt.outcome == FIX:
             return replace(alt, top=i)
@@ -151,6 +177,11 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         if not reasons and top.meta.get("diagnosis"):
             diagnosis = True
             reasons.append(DIAGNOSIS_REASON if analysis.errors else SYMPTOM_DIAGNOSIS_REASON)
+        elif not reasons and not _specific_signatures(top) and declared_site_line(top.meta, analysis):
+            # one of the checks the entry is about, but not one it names: how to read it, not its fix
+            diagnosis = True
+            origin = paste_origin(analysis)
+            reasons.append(DECLARED_SITE_REASON.format(site=f"{origin.module}:{origin.function}"))
     elif not strong:
         reasons.append(NO_MATCH_REASON)
     elif analysis is not None and top.kind == "issue":
@@ -581,9 +612,22 @@ def _frames_only(top, analysis: Analysis) -> str | None:
     return None if matched_error else specific_matched[0]
 
 
+def declared_site_line(meta: dict, analysis: Analysis) -> str | None:
+    """The root error (masked), when it is an SGLang message raised where the entry says its
+    class of errors comes from (`raised_in`); that explains it as a matched line would."""
+    if not meta.get("raised_in"):
+        return None
+    root = root_error(analysis)
+    if root is None or not raised_where_declared(meta, paste_origin(analysis)):
+        return None
+    return root.masked
+
+
 def _explains_root_specifically(top, analysis: Analysis) -> bool:
     if top.signature < SIGNATURE_OK:
         return False
+    if declared_site_line(top.meta, analysis) is not None:
+        return True
     root = root_error(analysis)
     if not _specific_signatures(top):
         return False

@@ -32,7 +32,11 @@ GENERIC_RE = re.compile(
     # torch lists every process on the GPU under each OOM, this one included: who holds memory,
     # not that another process is the cause
     r"Process \d+ has [\d.]+ [KMGT]i?B memory in use\.?|"
-    r"NCCL error\w*|\(?run with NCCL_DEBUG=\w+ for details\)?|nccl\w*Error|unhandled (?:system|cuda) error|ncclInternalError|"
+    r"NCCL error\w*(?: in: \S+)?|\(?run with NCCL_DEBUG=\w+ for details\)?|nccl\w*Error|unhandled (?:system|cuda) error|ncclInternalError|"
+    # torch's gloss of an NCCL result code, printed under every failure with that code: the
+    # `NCCL WARN` and `Last error:` lines say which call failed
+    r"System call \(e\.g\. socket, malloc\) or external library call failed or device error\.?|"
+    r"It can be also caused by unexpected exit of a remote peer.*|"
     r"Error building extension|ninja: build stopped: subcommand failed\.?|CalledProcessError|"
     r"Scheduler hit an exception|(?:Scheduler or DataParallelController|DataParallelController|Scheduler)(?= \d| terminated)|terminated with -?\d+|Received sigquit from a child process?\.?|"
     r"It usually means (?:the|one) child failed\.?|SIGQUIT received\.?(?: signum=\w+, frame=\w+\.?)?|^Message:|Child process unexpectedly failed|Killed|SIGKILL|"

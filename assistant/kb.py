@@ -28,6 +28,8 @@ CONFIDENCES = ("high", "medium-high", "medium", "low-medium", "medium-low", "low
 HARDWARE = ("any", "nvidia", "amd", "musa", "ascend")
 COMPONENT_NAMES = frozenset(_COMPONENTS)
 ID_RE = re.compile(r"^[a-z0-9]+([.-][a-z0-9]+)*$")  # kebab-case; dots for versions (flashinfer-0.0.3-...)
+# an SGLang module, optionally with the function (or class) prefix: sglang.srt.server_args:ServerArgs
+RAISED_IN_RE = re.compile(r"^sglang(?:\.\w+)+(?::[A-Za-z_][\w.]*)?$")
 FRONT_MATTER_RE = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)(.*)\Z", re.S)
 
 
@@ -87,6 +89,10 @@ class Entry:
     gpu_memory_holder: str | None = None
     exit_signal: str | None = None   # the signal the process it is about died of (assistant.exit_signal)
     cause_zh: str = ""   # the cause in Chinese (with title_zh and the steps' text_zh: a Chinese answer)
+    # where in SGLang the errors this entry is about are raised (`module:Function` prefixes): an
+    # entry about a class of checks (every flag combination `ServerArgs` rejects) names the site,
+    # not each message (assistant.origin_check)
+    raised_in: tuple[str, ...] = ()
 
 
     @property
@@ -228,7 +234,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
             raise EntryError(f"missing required field '{key}'")
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
-             "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal"}
+             "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal", "raised_in"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -258,6 +264,11 @@ def parse_entry(text: str, path: str = "") -> Entry:
     holder = meta.get("gpu_memory_holder")
     if holder is not None and holder not in MEMORY_HOLDERS:
         raise EntryError(f"gpu_memory_holder {holder!r} is not one of {', '.join(MEMORY_HOLDERS)}")
+    raised_in = _str_list(meta.get("raised_in"), "raised_in")
+    bad_sites = [site for site in raised_in if not RAISED_IN_RE.match(site)]
+    if bad_sites:
+        raise EntryError(f"raised_in {bad_sites[0]!r} is not an SGLang module, optionally with "
+                         "':Function' (sglang.srt.server_args:ServerArgs)")
     diagnosis = meta.get("diagnosis", False)
     if not isinstance(diagnosis, bool):
         raise EntryError("'diagnosis' must be true or false")
@@ -303,6 +314,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         os=platforms,
         gpu_memory_holder=holder,
         exit_signal=exit_signal,
+        raised_in=raised_in,
         cause_zh=" ".join(str(meta.get("cause_zh") or "").split()),
     )
 
@@ -353,10 +365,11 @@ def check_entries(entries_dir: Path, registry=None, messages=None) -> CheckRepor
             report.errors.extend(f"{path}: {msg}" for msg in unknown_names_in_fix(entry, registry))
             report.errors.extend(f"{path}: {msg}" for msg in stated_boundaries(entry, registry))
         if messages is not None:
-            from assistant.origin_check import signature_warnings
+            from assistant.origin_check import raised_in_warnings, signature_warnings
 
             report.warnings.extend(f"{path}: {msg}" for msg in
                                    signature_warnings(entry.signatures, entry.affected, messages))
+            report.warnings.extend(f"{path}: {msg}" for msg in raised_in_warnings(entry.raised_in, messages))
         report.entries.append(entry)
     return report
 

@@ -7,6 +7,8 @@ An entry's signatures that are SGLang's own messages name where SGLang emits the
   as the entry's messages (same module and function, or the same message)? True / False, or
   None when either side is not an SGLang message (nothing to compare). A decision can use it as
   evidence for or against an entry.
+- `raised_where_declared(entry_meta, user_origin)`: the root error comes from a site the entry
+  declares for its whole class of errors (`raised_in`): evidence for the entry, as a matched line.
 - `signature_warnings(entry, registry)`: for `ask kb check`, signatures that look like SGLang's
   messages but match none in the releases the entry applies to (a typo, a paraphrase, a line
   from a release outside the entry's range). Lines of other libraries are not judged.
@@ -49,11 +51,31 @@ def entry_sites(entry_meta: dict) -> tuple[tuple[str, str, str], ...]:
     return _sites(entry_meta.get("id", ""), tuple(entry_meta.get("signatures") or ()))
 
 
+def raised_where_declared(entry_meta: dict, user_origin: Origin | None) -> bool:
+    """The user's root error is an SGLang message raised at a site the entry declares its class
+    of errors comes from (`raised_in`: `sglang.srt.server_args:ServerArgs` takes every check of
+    that class, `sglang.srt.arg_groups` every function of those modules). Only raised errors:
+    a warning logged there, or argparse rejecting a value, is not a check of the class."""
+    if (user_origin is None or not user_origin.is_sglang or not user_origin.module
+            or user_origin.kind not in ("raise", "assert")):
+        return False
+    for site in entry_meta.get("raised_in") or ():
+        module, _, function = site.partition(":")
+        if not (user_origin.module == module or user_origin.module.startswith(module + ".")):
+            continue
+        if not function or user_origin.function == function or user_origin.function.startswith(function + "."):
+            return True
+    return False
+
+
 def origin_agrees(entry_meta: dict, user_origin: Origin | None) -> bool | None:
-    """True: the user's root error comes from a site the entry's messages come from; False: both
-    are SGLang messages from different sites; None: nothing to compare."""
+    """True: the user's root error comes from a site the entry's messages come from, or one it
+    declares (`raised_in`); False: both are SGLang messages from different sites; None: nothing
+    to compare."""
     if user_origin is None or not user_origin.is_sglang:
         return None
+    if raised_where_declared(entry_meta, user_origin):
+        return True
     try:
         sites = entry_sites(entry_meta)
     except (OSError, ValueError):
@@ -157,3 +179,18 @@ def signature_warnings(signatures, affected: str, registry: ErrorRegistry) -> li
                        f"{display_template(registry.row(number)[registry.col['template']])!r} "
                        f"({message.module}:{message.function}) with {difference}")
     return out
+
+
+def raised_in_warnings(raised_in, registry: ErrorRegistry) -> list[str]:
+    """Warnings for declared sites (`raised_in`) that name no module, or no function of it,
+    that the registry knows SGLang raises from (a typo, a module renamed away)."""
+    modules = {path[:-3].replace("/", ".").removesuffix(".__init__") for path in registry.paths}
+    out = []
+    for site in raised_in:
+        module, _, function = site.partition(":")
+        if not any(m == module or m.startswith(module + ".") for m in modules):
+            out.append(f"raised_in {site!r}: no SGLang module {module} in the message registry")
+        elif function and not any(f == function or f.startswith(function + ".") for f in registry.functions):
+            out.append(f"raised_in {site!r}: no function {function} in the message registry")
+    return out
+

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from assistant.decision import SIGNATURE_OK, Decision, decide, scope_conflict
+from assistant.decision import SIGNATURE_OK, Decision, decide, declared_site_line, scope_conflict
 from assistant.gpu_memory import paste_gpu_memory
 from assistant.host_platform import platform_fits
 from assistant.index import Index
@@ -27,6 +27,9 @@ from assistant.trace import Analysis, analyze
 LEXICAL_WEIGHT = 0.5
 SIGNATURE_WEIGHT = 1.5   # a matched error line outweighs how similar the rest of the text is
 CANDIDATES = 60
+# the root error is raised where an entry says its class of errors comes from (`raised_in`):
+# a match like a line's, below a verbatim one, so an entry with the user's exact line still leads
+DECLARED_SITE_MATCH = 0.9
 SIMILAR_ISSUE_DENSE = 0.5   # an issue listed as a similar report: a signature match or this cosine
 # An issue's signatures are error lines pulled from a user's paste, not vetted like an entry's: a
 # shared symptom ("HIP error: invalid device function") must not lift a report above the curated
@@ -302,6 +305,7 @@ class Retriever:
         self._curated: tuple[np.ndarray, np.ndarray] | None = None
         self._worker: ThreadPoolExecutor | None = None
         self._exact_table: list[tuple[str, str | None, int]] | None = None
+        self._declaring: list[int] | None = None
 
     def _embedding(self, text: str) -> Future:
         """The query's vector, computed in a worker thread (two: a web UI answers two users at once)."""
@@ -343,6 +347,19 @@ class Retriever:
         words = frozenset(_WORD_RE.findall(joined))
         return sorted({row for msig, gate, row in self._exact_signature_table()
                        if (gate is None or gate in words) and msig in joined})
+
+    def _declared_site_units(self, analysis: Analysis) -> dict[int, str]:
+        """Rows of the entries whose declared site (`raised_in`) raised the root error, with the
+        root line: candidates however the fused scores rank them."""
+        if self._declaring is None:
+            self._declaring = [row for row, unit in enumerate(self.index.units)
+                               if unit.kind == "entry" and unit.meta.get("raised_in")]
+        found = {}
+        for row in self._declaring:
+            line = declared_site_line(self.index.units[row].meta, analysis)
+            if line is not None:
+                found[row] = line
+        return found
 
     def _dense_curated(self, vec: np.ndarray, dense_unit: np.ndarray) -> None:
         """With issues in the index, entries and documents get their exact cosine even when
@@ -408,9 +425,11 @@ class Retriever:
             fused = LEXICAL_WEIGHT * lex_norm + (1 - LEXICAL_WEIGHT) * dense_norm
         candidates = [int(u) for rows in self._kind_groups()
                       for u in _best(rows, fused, CANDIDATES) if fused[u] > 0]
+        declared = self._declared_site_units(analysis) if use_trace else {}
         if use_trace:
             pooled = set(candidates)
-            candidates += [u for u in self._exact_signature_units(joined) if u not in pooled]
+            candidates += [u for u in [*self._exact_signature_units(joined), *declared] if u not in pooled]
+            candidates = list(dict.fromkeys(candidates))
         token_cache: dict[str, frozenset] = {}
 
         def line_tokens(line: str) -> frozenset:  # each log line is tokenized once per search
@@ -430,6 +449,8 @@ class Retriever:
                 if sigs else (0.0, [])
             if sigs and sig < IDENTIFIER_BOOST:
                 sig = max(sig, identifier_match(sigs, query_identifiers))
+            if u in declared and sig < DECLARED_SITE_MATCH:
+                sig, evidence = DECLARED_SITE_MATCH, [declared[u], *evidence]
             weight = ISSUE_SIGNATURE_WEIGHT if unit.kind == "issue" else SIGNATURE_WEIGHT
             score = (float(fused[u]) + weight * sig) * KIND_PRIOR.get(unit.kind, 0.8)
             score *= _issue_prior(unit.meta) if unit.kind == "issue" else 1.0
