@@ -26,6 +26,7 @@ from assistant.provenance import (dependency_json, dependency_sentence, is_depen
                                   origin_json, paste_dependency, paste_origin, paste_symbol,
                                   symbol_json)
 from assistant.retrieve import Hit, Retrieval
+from assistant.case_steps import fitting_steps
 from assistant.step_versions import step_version_ok
 from assistant.trace import Environment
 
@@ -261,7 +262,7 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
     # no version line: the releases the traceback's files date it to still rule steps out
     dated = release_range(retrieval.analysis.sglang_frames) if not version else None
     fix, dropped = [], []
-    for step in meta["fix"]:
+    for step in fitting_steps(meta["fix"], retrieval.analysis.masked_lines):
         ok = step_version_ok(step.get("versions"), version, registry)
         if ok is False or (ok is None and dated is not None and step.get("versions")
                            and not dated.admits(step["versions"])):

@@ -91,16 +91,27 @@ def launch_command_flags(command: str) -> list[tuple[str, str | None]]:
     if not marker:
         return []
     tokens = command[marker.end():].replace("\\\n", " ").split()
+    end = next((i for i, token in enumerate(tokens) if token in SHELL_OPERATORS), len(tokens))
+    tokens = tokens[:end]
     pairs: list[tuple[str, str | None]] = []
     for i, token in enumerate(tokens):
-        if token in ("|", "&&", ";", "2>&1", ">", ">>"):
-            break
         if FLAG_RE.fullmatch(token.split("=", 1)[0]):
             if "=" in token:
                 flag, value = token.split("=", 1)
             else:
                 flag = token
-                nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-                value = nxt if nxt is not None and not nxt.startswith("--") else None
+                # a flag takes every word up to the next flag: `--lora-target-modules q_proj v_proj`
+                values = []
+                for nxt in tokens[i + 1:]:
+                    # after the first value, only words that read as values (a module name, a
+                    # path, `name=path`), not the user's sentence going on after the command
+                    if nxt.startswith("--") or (values and not LIST_VALUE_RE.search(nxt)):
+                        break
+                    values.append(nxt)
+                value = " ".join(values) or None
             pairs.append((flag, value))
     return pairs
+
+
+SHELL_OPERATORS = frozenset({"|", "&&", ";", "2>&1", ">", ">>", "&"})
+LIST_VALUE_RE = re.compile(r"[_/.=:\d]")

@@ -38,6 +38,7 @@ from assistant.host_platform import platform_conflict
 from assistant.index import Index
 from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
 from assistant.intent import is_question
+from assistant.model_family import families_in
 from assistant.origin import relayed
 from assistant.origin_check import origin_agrees, raised_where_declared
 from assistant.provenance import paste_origin
@@ -97,6 +98,9 @@ class Decision:
     failing_components: tuple[str, ...] = ()   # where the user's error arises (specific ones)
     top: int = 0                    # the hit the decision is about (a runner-up may fit better)
     diagnosis: bool = False         # the entry fits, but says how to find the failure, not which
+    # the root error is one of the checks the entry is about (`raised_in`), not one it names:
+    # the SGLang site that raised it
+    checked_at: str = ""
 
     @property
     def abstain(self) -> bool:
@@ -161,6 +165,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     reasons: list[str] = []
     against: _Against | None = None   # what in the paste the top entry does not explain
     diagnosis = False
+    checked_at = ""
     if question:
         reasons.append("This reads as a how-to or configuration question, not an error report: "
                        "no error fix applies.")
@@ -181,7 +186,8 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
             # one of the checks the entry is about, but not one it names: how to read it, not its fix
             diagnosis = True
             origin = paste_origin(analysis)
-            reasons.append(DECLARED_SITE_REASON.format(site=f"{origin.module}:{origin.function}"))
+            checked_at = f"{origin.module}:{origin.function}"
+            reasons.append(DECLARED_SITE_REASON.format(site=checked_at))
     elif not strong:
         reasons.append(NO_MATCH_REASON)
     elif analysis is not None and top.kind == "issue":
@@ -201,10 +207,15 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
             # only a line many failures print, about another kind of failure, component or
             # platform: naming it would point the user the wrong way
             related = False
+        elif (top.signature >= SIGNATURE_OK and not _specific_signatures(top) and evidence_level < EVIDENCE_OK
+              and _root_unexplained(top, analysis)):
+            # a line every such log prints (`Init torch distributed begin.`), beside a specific
+            # error the entry does not explain and words that do not agree: no plausible lead
+            related = False
     outcome = LEAD if related else UNKNOWN
     capped = min(confidence, 0.59 if outcome == LEAD else 0.3)
     return Decision(outcome, round(capped, 3), tuple(reasons), question,
-                    tuple(sorted(specific(failing))), diagnosis=diagnosis)
+                    tuple(sorted(specific(failing))), diagnosis=diagnosis, checked_at=checked_at)
 
 
 def _strength(top, evidence: float) -> tuple[float, bool]:
@@ -299,9 +310,17 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
         # (an entry with no error lines, a hang say, is matched by its symptoms alone)
         if top.signature < SIGNATURE_OK and top.meta.get("signatures") and _has_log(analysis):
             seen = _matched_signatures(top)
-            reasons.append(f"Its error line {_short(seen[0])} is in your paste, but not as the error that "
-                           "stopped it (it is in your own words, or away from the failure)." if seen
-                           else "None of this entry's error lines occurs in your log.")
+            yours = _evidence_for(top, seen[0]) if seen else ""
+            root = root_error(analysis)
+            if not seen:
+                reasons.append("None of this entry's error lines occurs in your log.")
+            elif root is not None and (yours == root.text or (len(yours) > 20 and yours in root.text)):
+                # a near match (`float32` where the entry says `bfloat16`) is not the entry's line
+                reasons.append(f"Its error line {_short(seen[0])} is close to yours, {_short(yours)}, "
+                               "but not the same.")
+            else:
+                reasons.append(f"Its error line is close to your line {_short(yours)}, but that is not the "
+                               "error that stopped it (it is in your own words, or away from the failure).")
         reasons += _root_unexplained(top, analysis)
         about = entry_components(meta)
         if (top.signature >= SIGNATURE_OK and not _specific_signatures(top)
@@ -322,7 +341,7 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
         site = _other_emission_site(top, analysis)
         if site:
             reasons.append(site)
-        kind = _kind_conflict(top, analysis)
+        kind = _kind_conflict(top, analysis) or feature_unused(meta, analysis) or family_conflict(meta, analysis)
         if kind:
             reasons.append(kind)
         # with another process holding the GPU, the allocation fails wherever SGLang happens to be
@@ -401,6 +420,46 @@ def _kind_conflict(top, analysis: Analysis) -> str | None:
         return None
     return (f"You report {_names(theirs)}; this entry is about {_names(ours)}, "
             "a different kind of failure.")
+
+
+# features a launch command turns on by a flag: an entry whose title is about one does not
+# explain a paste whose launch command is shown without it (and which names it nowhere else)
+FEATURE_COMPONENTS = frozenset({"speculative", "lora", "disaggregation"})
+LAUNCH_MODEL_FLAGS = frozenset({"--model-path", "--model"})
+
+
+def feature_unused(meta: dict, analysis: Analysis) -> str | None:
+    """The entry is about a feature (speculative decoding, LoRA, PD disaggregation) that the
+    paste's launch command does not turn on and nothing else in the paste names."""
+    if not LAUNCH_MODEL_FLAGS & {re.split(r"[\s=]", flag, 1)[0] for flag in analysis.environment.flags}:
+        return None   # no launch command shown: what it turns on is unknown
+    wanted = components_in(meta.get("title", "")) & FEATURE_COMPONENTS
+    if not wanted or wanted & context_components(analysis):
+        return None
+    return (f"This entry is about {_names(wanted)}, which your launch command does not turn on "
+            "and your paste does not mention.")
+
+
+def family_conflict(meta: dict, analysis: Analysis) -> str | None:
+    """The entry's title is about a model family (DeepSeek's template, Qwen's parser) and the
+    paste names models of other families only."""
+    wanted = families_in(meta.get("title", ""))
+    if not wanted:
+        return None
+    named = paste_families(analysis)
+    if not named or wanted & named:
+        return None
+    return (f"This entry is about {', '.join(sorted(wanted))} models; your paste is about "
+            f"{', '.join(sorted(named))}.")
+
+
+def paste_families(analysis: Analysis) -> frozenset[str]:
+    """The model families the paste names: its model path and flags, words, log lines, frames."""
+    found: set[str] = set()
+    for text in (analysis.question, " ".join(analysis.environment.flags), *analysis.plain_lines[:400],
+                 *(e.text for e in analysis.errors[:20]), *analysis.frame_files[-20:]):
+        found |= families_in(text)
+    return frozenset(found)
 
 
 def _frames_conflict(meta: dict, analysis: Analysis) -> str | None:
@@ -517,6 +576,17 @@ def _matched_signatures(top) -> list[str]:
                 len(tokens & lt) >= 0.8 * len(tokens) for lt in line_tokens)):
             found.append(sig)
     return found
+
+
+def _evidence_for(top, signature: str) -> str:
+    """The user's line that matched one of the entry's signatures (the signature itself when no
+    single line holds it)."""
+    masked, tokens = masked_signature(signature)
+    for line in top.evidence:
+        masked_line = mask(line).lower()
+        if masked in masked_line or (len(tokens) >= 4 and len(tokens & frozenset(tokenize(masked_line))) >= 0.8 * len(tokens)):
+            return line
+    return signature
 
 
 def _specific_signatures(top) -> list[str]:

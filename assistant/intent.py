@@ -22,8 +22,11 @@ FAILURE_RE = re.compile(
     r"no longer|anymore|stop(?:s|ped)?|unexpected\w*|weird|strange|refus\w*|reject\w*|complain\w*|"
     r"(?:is|are|was|does|do|did|ca)n[o']?t|cannot|not (?:recogni[sz]ed|found|loaded|available)|"
     r"(?:is|are|was|were|comes? back|came back|stays?) (?:empty|blank|null|none|missing)|missing|ends? up in|"
+    # what the user got, shown: "content comes back like: ...", `"usage": null`; "is this a bug?"
+    r"(?:comes?|came) back (?:like|as|with)|bugs?|buggy|"
     # asking to be rid of something names it as a failure: "how do I fix 'Address already in use'?"
     r"fix(?:es|ed|ing)?|solve|resolve|get rid of|work ?around|already in use)\b"
+    r"|['\"]\s*:\s*(?:null|None)\b"
     r"|报错|解决|怎么办|启动时报|错误|失败|崩|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回|掉到|掉了|涨了|变差|不生效|没生效|不起作用",
     re.I)
 ASKING_RE = re.compile(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assistant.case_steps import fitting_steps
 from assistant.components import components_in, named_in_order, specific
 from assistant.decision import LEAD, UNKNOWN
 from assistant.decision import failing_components as components_of
@@ -148,11 +149,12 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
 DIAGNOSTIC_STEPS = 4
 
 
-def diagnostic_steps(meta: dict, version: str | None, registry) -> list[str]:
+def diagnostic_steps(meta: dict, version: str | None, registry, masked_lines=()) -> list[str]:
     """A diagnosis entry's own steps for the user's release (they find the failure; they are not
-    its fix), the first few, one line each: their commands stay inline, never a fix's command block."""
+    its fix), the first few, one line each: their commands stay inline, never a fix's command block.
+    A step about another message than the paste's is left out (`assistant.case_steps`)."""
     steps = []
-    for step in meta.get("fix") or ():
+    for step in fitting_steps(meta.get("fix") or (), masked_lines, strict=True):
         applies = step_version_ok(step.get("versions"), version, registry)
         if applies is False:
             continue
@@ -206,14 +208,18 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConf
         return NotConfirmed(outcome, diagnosis, steps, **known)
     if outcome == LEAD and decision.diagnosis:
         top = matches[0]
-        diagnosis = (f"Not the cause yet: \"{top.title}\" ({_reference(top)}) says what your error line "
+        diagnosis = (f"Your error is a check SGLang makes ({decision.checked_at}) of the kind \"{top.title}\" "
+                     f"({_reference(top)}) is about, but not one it lists: the message itself names what to "
+                     "change, and the steps below say how to read it." if decision.checked_at else
+                     f"Not the cause yet: \"{top.title}\" ({_reference(top)}) says what your error line "
                      "means and how to find the failure behind it. That failure is not in your paste, so "
                      "no fix is given; the steps below find it." if analysis.errors else
                      f"Not the cause yet: \"{top.title}\" ({_reference(top)}) is about what you describe and "
                      "says how to find what is behind it. Your paste shows no error line, so no fix is given; "
                      "the steps below find where it goes wrong.")
-        steps = diagnostic_steps(retrieval.hits[0].meta, version, registry)
-        steps.append("Paste the first error those steps turn up: it has its own fix.")
+        steps = diagnostic_steps(retrieval.hits[0].meta, version, registry, analysis.masked_lines)
+        if not decision.checked_at:
+            steps.append("Paste the first error those steps turn up: it has its own fix.")
         return NotConfirmed(outcome, diagnosis, steps, **known)
     if outcome == LEAD:
         top = matches[0]

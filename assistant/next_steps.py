@@ -53,12 +53,14 @@ STEPS: dict[str, tuple[str, ...]] = {
         "The NIXL version on the prefill and the decode nodes (`pip show nixl`): they must match.",
         "Bisect the transfer backend: try `--disaggregation-transfer-backend mooncake` on both sides.",
     ),
+    # Mooncake moves KV caches for PD disaggregation and is HiCache's storage backend
     "mooncake": (
-        "The RDMA devices Mooncake uses: `ibv_devinfo`, and the `--disaggregation-ib-device` value "
-        "on both the prefill and the decode servers.",
-        "The Mooncake version on both nodes: `pip show mooncake-transfer-engine`.",
-        "Whether the prefill and decode hosts reach each other on the bootstrap port (firewall, "
-        "container network).",
+        "The RDMA devices Mooncake uses: `ibv_devinfo`, and the devices it is given: "
+        "`--disaggregation-ib-device` on the prefill and decode servers (PD), or `device_name` in "
+        "the Mooncake store config (HiCache).",
+        "The Mooncake version on every node: `pip show mooncake-transfer-engine`.",
+        "Whether the hosts reach each other: the bootstrap port between prefill and decode (PD), or "
+        "the Mooncake master and metadata server (HiCache); firewall and container network included.",
     ),
     "disaggregation": (
         "Both sides' logs, prefill and decode, from the same minute: the first error is often on "

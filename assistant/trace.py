@@ -49,6 +49,9 @@ FATAL_RE = re.compile(
     r"no kernel image|not enough memory|Not enough memory|Please install|"
     r"hipError|HSA_STATUS_ERROR|musa failed|mtshmem|No Device found|Bootstrap:|is not divisible|"
     r"not aligned|is deprecated|could be dead|might be dead|is longer than|exceeds|"
+    # SGLang's grammar backends log a constraint they cannot compile with the exception's repr
+    # (`Hit invalid ebnf: key_string=..., e=RuntimeError('EBNF parse error ...')`)
+    r"\bHit invalid \w+:|\bInvalid grammar request\b|\be=[A-Z]\w*(?:Error|Exception)\(|"
     r"already in use|\bError in request:|\bfail(?:s|ed|ing|ure)?\b|\bcrash|\bhangs?\b|\bstuck\b|\bOOM\b|报错|失败|错误|卡住|崩溃|超时",
 )
 CONSEQUENCE_RE = re.compile(
@@ -549,9 +552,14 @@ def _add_error(st: _State, text: str, kind: str, masked: str | None = None) -> N
 
 
 # {"object":"error","message":...} (SGLang's OpenAI API), {"error":{"message":...}} (OpenAI, the
-# router), {"detail":...} (FastAPI); double quotes as sent, single quotes as Python prints a dict
-_JSON_ERROR_RE = re.compile(r"""^\{\s*['"](?:object['"]\s*:\s*['"]error|error|detail)['"]""")
-_JSON_MESSAGE_RE = re.compile(r"""['"](?:message|msg|detail|error)['"]\s*:\s*(?:"((?:[^"\\]|\\.)+)"|'((?:[^'\\]|\\.)+)')""")
+# router), {"detail":...} (FastAPI), {"success":false,"error_message":...} (SGLang's admin
+# endpoints: /load_lora_adapter, /update_weights_from_disk, ...); double quotes as sent, single
+# quotes as Python prints a dict
+_JSON_ERROR_RE = re.compile(r"""^\{\s*['"](?:object['"]\s*:\s*['"]error|error|detail)['"]|"""
+                            r"""^\{[^{}]*?['"]success['"]\s*:\s*(?:false|False)\b|"""
+                            # /generate's reply to a request the server aborted: the reason is its message
+                            r"""^\{.*?['"]finish_reason['"]\s*:\s*\{\s*['"]type['"]\s*:\s*['"]abort['"]""")
+_JSON_MESSAGE_RE = re.compile(r"""['"](?:message|msg|detail|error|error_message)['"]\s*:\s*(?:"((?:[^"\\]|\\.)+)"|'((?:[^'\\]|\\.)+)')""")
 
 
 def json_error_message(text: str) -> str | None:

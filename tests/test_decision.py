@@ -791,4 +791,5 @@ def test_a_lead_whose_line_is_in_the_paste_says_so_instead_of_denying_it(assista
     assert retrieval.hits[0].unit_id == "triton-launcher-build-failed" and retrieval.outcome == "lead"
     reasons = " ".join(retrieval.decision.reasons)
     assert "None of this entry's error lines occurs" not in reasons
-    assert "`Failed to find C compiler` is in your paste, but not as the error that stopped it" in reasons
+    assert "close to your line `The latest docker image fails with" in reasons
+    assert "not the error that stopped it" in reasons

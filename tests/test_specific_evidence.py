@@ -98,3 +98,121 @@ def test_a_runtime_module_missing_after_a_plain_old_install_is_the_missing_extra
                               "    import xgrammar\n"
                               "ModuleNotFoundError: No module named 'xgrammar'\n")
     assert (answer.outcome, answer.matches[0].id) == ("fix", "sglang-installed-without-runtime-extra")
+
+
+AWQ_FLOAT32 = """\
+python -m sglang.launch_server --model-path TheBloke/Mistral-7B-Instruct-v0.2-AWQ --dtype float32 --port 30000
+  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_loader/loader.py", line 243, in _get_quantization_config
+    raise ValueError(
+ValueError: torch.float32 is not supported for quantization method awq. Supported dtypes: [torch.float16]
+"""
+
+
+def test_a_near_match_is_shown_beside_the_users_line_not_claimed_as_it(assistant):
+    answer = assistant.answer(AWQ_FLOAT32)
+    reasons = " ".join(answer.reasons)
+    assert "torch.float32 is not supported" in reasons        # the user's own line is quoted
+    assert "is in your paste" not in reasons
+
+
+def test_an_admin_endpoints_json_error_body_is_the_error_not_a_question(assistant):
+    body = ('{"success":false,"error_message":"LoRA adapter sql contains target modules [\'down_proj\', \'up_proj\'] '
+            "that are not included in the specified --lora-target-modules ['q_proj', 'v_proj']. Please update "
+            "--lora-target-modules to include all required modules: ['down_proj', 'q_proj', 'up_proj', 'v_proj'], "
+            'or use \'all\' to enable all supported modules.","loaded_adapters":{}}')
+    answer = assistant.answer(body)
+    assert (answer.outcome, answer.matches[0].id) == ("fix", "lora-target-modules-missing")
+
+
+def test_a_report_that_ends_in_a_question_is_still_a_report(assistant):
+    answer = assistant.answer(
+        "Streaming with stream_options={\"include_usage\": true} against sglang 0.4.6, the last chunk has "
+        "\"usage\": null, so LiteLLM cost tracking shows 0 tokens. Non-streaming requests have usage. "
+        "Is this a bug in sglang?")
+    assert not answer.question
+    assert answer.matches[0].id == "openai-stream-usage-null-include-usage"
+
+
+STARTUP_THEN_BAD_IMAGE = """\
+[2025-11-02 10:00:01] server_args=ServerArgs(model_path='Qwen/Qwen2.5-VL-7B-Instruct', tp_size=1)
+[2025-11-02 10:00:05 TP0] Init torch distributed begin.
+[2025-11-02 10:00:06 TP0] Init torch distributed ends. mem usage=0.00 GB
+[2025-11-02 10:00:40 TP0] Load weight end. type=Qwen2_5_VLForConditionalGeneration, dtype=torch.bfloat16, avail mem=62.13 GB, mem usage=15.82 GB.
+[2025-11-02 10:01:02] The server is fired up and ready to roll!
+[2025-11-02 10:03:17] Error in request: Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/utils/common.py", line 927, in load_image
+    raise ValueError(f"Invalid image: {image_file}")
+ValueError: Invalid image: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA
+"""
+
+
+def test_a_startup_progress_line_is_no_lead_beside_a_specific_error_it_does_not_explain(assistant):
+    answer = assistant.answer(STARTUP_THEN_BAD_IMAGE)
+    assert not (answer.outcome != "unknown" and answer.matches[0].id == "multinode-init-hang-socket-ifname")
+
+
+def test_a_fix_shows_the_step_for_the_users_check_not_the_other_checks(assistant):
+    answer = assistant.answer(
+        "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3-0324 --tp 8 --dp 8 "
+        "--enable-dp-attention --speculative-algorithm NGRAM --trust-remote-code\n"
+        "ValueError: Currently ngram speculative decoding does not support dp attention.\n")
+    assert (answer.outcome, answer.matches[0].id) == ("fix", "server-args-combination-rejected")
+    steps = "\n".join(answer.fix)
+    assert "ngram speculative decoding does not support dp attention" in steps
+    # steps keyed to other checks' messages are someone else's fix (one says to add DP attention)
+    assert "tp_size must be divisible by number of nodes" not in steps
+    assert "multi-node data parallel is not supported" not in steps
+
+
+def test_a_leads_next_steps_leave_out_steps_for_other_checks(assistant):
+    answer = assistant.answer(SERVER_ARGS_TRACE.format(
+        flags="--enable-dp-lm-head", message="Please enable dp attention when setting enable_dp_lm_head."))
+    steps = "\n".join(answer.next_steps)
+    assert "assert/ValueError text names the two settings" in steps
+    assert "chunked_prefill_size must be divisible by page_size" not in steps
+
+
+def test_an_entry_about_another_model_familys_template_is_not_the_fix(assistant):
+    answer = assistant.answer(
+        "GLM-4.5-Air 用 sglang 0.5.3 部署，多轮工具调用第二轮请求报 400：\n"
+        '{"object":"error","message":"can only concatenate str (not \\"dict\\") to str","type":"BadRequestError","param":null,"code":400}\n'
+        "第二轮 messages 里带了上一轮 assistant 的 tool_calls，arguments 我传的是 dict 而不是 JSON 字符串。\n")
+    assert not (answer.outcome == "fix" and answer.matches[0].id == "deepseek-tool-history-arguments-dict-template-concat")
+
+
+def test_a_flag_keeps_every_value_it_was_given():
+    from assistant.commands import launch_command_flags
+
+    flags = dict(launch_command_flags(
+        "python3 -m sglang.launch_server --model-path m --lora-target-modules q_proj v_proj --tp 8 and then it fails"))
+    assert flags["--lora-target-modules"] == "q_proj v_proj"
+    assert flags["--tp"] == "8"      # the sentence after the command is not a value
+
+
+def test_an_entry_about_a_feature_the_launch_command_leaves_off_is_contradicted():
+    from assistant.decision import feature_unused
+    from assistant.trace import analyze
+
+    meta = {"title": "EAGLE3 speculative decoding crashes when requests ask for logprobs"}
+    without = analyze("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp 2\n"
+                      "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert feature_unused(meta, without)
+    with_eagle = analyze("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+                         "--speculative-algorithm EAGLE3 --speculative-draft-model-path d\n"
+                         "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert feature_unused(meta, with_eagle) is None
+    # no launch command shown: what it turns on is unknown
+    assert feature_unused(meta, analyze("RuntimeError: CUDA error: an illegal memory access was encountered\n")) is None
+
+
+def test_model_families_are_read_from_the_model_path_and_grouped():
+    from assistant.decision import family_conflict
+    from assistant.trace import analyze
+
+    deepseek = {"title": "DeepSeek V3 chat template fails on dict tool-call arguments"}
+    kimi = analyze("python3 -m sglang.launch_server --model-path moonshotai/Kimi-K2-Instruct --tp 8\nValueError: x y z\n")
+    glm = analyze("python3 -m sglang.launch_server --model-path zai-org/GLM-4.5-Air --tp 4\nValueError: x y z\n")
+    assert family_conflict(deepseek, kimi) is None      # Kimi K2 runs DeepSeek V3's architecture
+    assert "glm" in family_conflict(deepseek, glm)
+    tool = {"title": "LLaMA-Factory fails importing SGLang internals"}
+    assert family_conflict(tool, glm) is None            # a tool's name is not a model family
