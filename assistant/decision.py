@@ -38,7 +38,7 @@ from assistant.host_platform import platform_conflict
 from assistant.index import Index
 from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
 from assistant.intent import is_question
-from assistant.model_family import families_in
+from assistant.model_family import families_in, subject_family
 from assistant.origin import relayed
 from assistant.origin_check import origin_agrees, raised_where_declared
 from assistant.provenance import paste_origin
@@ -443,7 +443,7 @@ def feature_unused(meta: dict, analysis: Analysis) -> str | None:
 def family_conflict(meta: dict, analysis: Analysis) -> str | None:
     """The entry's title is about a model family (DeepSeek's template, Qwen's parser) and the
     paste names models of other families only."""
-    wanted = families_in(meta.get("title", ""))
+    wanted = subject_family(meta.get("title", ""))
     if not wanted:
         return None
     named = paste_families(analysis)

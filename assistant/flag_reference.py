@@ -24,6 +24,7 @@ from functools import lru_cache
 
 from assistant.commands import sglang_names
 from assistant.flags import NAME_IN_TEXT, FlagRegistry, describe_versions, find_names
+from assistant.glossary import english_terms
 
 MAX_FLAGS = 3         # flags shown when the question describes them
 MAX_NAMED = 6         # flags the question spells out are all shown, up to this many
@@ -37,6 +38,8 @@ NAME_WEIGHT = 3.0     # a shared word in the flag's name, against one in its hel
 NAME_COVERAGE = 0.5   # a described flag's name words the question must have
 
 WORD_RE = re.compile(r"[a-z][a-z0-9]+")
+ONE_NODE_RE = re.compile(r"\b(?:single|one|1)\b[\w\s-]{0,16}?\bnode\b", re.I)
+ENDPOINT_RE = re.compile(r"https?://\S+|(?<![\w.])/(?:v1/)?[a-z_]+(?:/[\w{}.-]+)*")
 STOPWORDS = frozenset("""
 a an and are as at be by can could do does for from how i if in into is it its me my of on or
 our should so than that the then this to use used using want was we what when where which while
@@ -46,26 +49,11 @@ get run running serve served serving start only not no yes also more most there 
 any some other model models format
 """.split())
 
-# SGLang vocabulary operators write in Chinese, with the English words its flags and help use
-GLOSSARY = {
-    "投机": "speculative", "推测解码": "speculative", "草稿": "draft", "量化": "quantization",
-    "显存": "memory", "内存": "memory", "张量并行": "tensor parallel tp", "流水线并行": "pipeline parallel pp",
-    "数据并行": "data parallel dp", "专家并行": "expert parallel ep moe", "上下文": "context",
-    "长度": "length", "分块": "chunked", "预填充": "prefill", "解码": "decode", "前缀": "prefix radix",
-    "缓存": "cache", "多机": "nodes nnodes dist", "多节点": "nodes nnodes dist", "端口": "port",
-    "日志": "log", "工具调用": "tool call parser", "函数调用": "tool call parser", "思考": "reasoning",
-    "推理解析": "reasoning parser", "结构化输出": "grammar backend", "注意力": "attention",
-    "后端": "backend", "批": "batch", "并发": "running requests", "超时": "timeout",
-    "指标": "metrics", "监控": "metrics", "分离": "disaggregation", "编译": "compile",
-    "种子": "seed", "模型路径": "model path", "多模态": "multimodal", "图片": "image",
-    "视觉": "multimodal vision", "嵌入": "embedding", "权重": "weights load", "卸载": "offload",
-    "分层": "hierarchical hicache", "路由": "router", "密钥": "api key", "采样": "sampling",
-    "聊天模板": "chat template", "模板": "template", "最大": "max", "精度": "dtype",
-    "数据类型": "dtype", "确定性": "deterministic", "看门狗": "watchdog", "健康检查": "health",
-    "令牌": "tokens", "分词": "tokenizer", "适配器": "lora adapter",
-}
 # English words whose flags are spelled otherwise: "two nodes" is `--nnodes` and `--dist-init-addr`
-SYNONYMS = {"node": "nnodes dist init", "multinode": "nnodes dist init"}
+SYNONYMS = {"node": "nnodes dist init", "multinode": "nnodes dist init",
+            # prefill servers are PD disaggregation's ("decode" alone is also speculative decoding's)
+            "prefill": "disaggregation mode", "pd": "disaggregation mode",
+            "disaggregated": "disaggregation mode"}
 
 
 @dataclass(frozen=True)
@@ -120,7 +108,10 @@ def _words(text: str) -> set[str]:
 def question_words(question: str) -> set[str]:
     """The question's English words, with its Chinese SGLang terms read through the glossary."""
     english = NAME_IN_TEXT.sub(" ", question)   # a flag it names is looked up, not read as words
-    extra = " ".join(en for zh, en in GLOSSARY.items() if zh in question)
+    # an endpoint or URL says where requests go (`/v1/chat/completions`), not what to configure
+    english = ENDPOINT_RE.sub(" ", english)
+    english = ONE_NODE_RE.sub(" ", english)   # "on a single 8xH100 node" asks nothing multi-node
+    extra = english_terms(question)
     words = _words(english) | _words(extra)
     synonyms = {_stem(word): spelled for word, spelled in SYNONYMS.items()}
     return words | _words(" ".join(synonyms.get(w, "") for w in words))

@@ -41,3 +41,22 @@ def families_in(text: str) -> frozenset[str]:
     if not text:
         return frozenset()
     return frozenset(name for name, pattern in FAMILIES.items() if pattern.search(text))
+
+
+# "models other than gpt-oss", "non-DeepSeek": the family the text excludes
+EXCLUDED_RE = re.compile(r"(?:\bnon-|\bother than |\bexcept |\bnot (?:on |for )?)$", re.I)
+
+
+def subject_family(title: str) -> frozenset[str]:
+    """The one model family an entry's title is about: named in its subject (before the first
+    colon, outside parentheses), not excluded ("other than gpt-oss"), and the only one named there; titles that list
+    several families name examples of a wider problem."""
+    # a parenthesis names examples or sub-cases ("(Qwen3-VL on 0.5.8: ...)"), not the subject
+    subject = re.sub(r"\([^()]*\)?", " ", title).split(": ", 1)[0]
+    found = set()
+    for name, pattern in FAMILIES.items():
+        for match in pattern.finditer(subject):
+            if not EXCLUDED_RE.search(subject[max(0, match.start() - 12):match.start()]):
+                found.add(name)
+    return frozenset(found) if len(found) == 1 else frozenset()
+

@@ -17,7 +17,9 @@ from functools import lru_cache
 import numpy as np
 
 from assistant.decision import SIGNATURE_OK, Decision, decide, declared_site_line, scope_conflict
+from assistant.glossary import english_terms
 from assistant.gpu_memory import paste_gpu_memory
+from assistant.language import CHINESE_CHAR_RE
 from assistant.host_platform import platform_fits
 from assistant.index import Index
 from assistant.term_weights import masked_signature, token_idf
@@ -382,14 +384,17 @@ class Retriever:
         """The ranked hits and the decision for a paste; `meanwhile(analysis)`, if given, runs
         while the query is embedded (work the caller needs next that does not depend on it)."""
         analysis = text_or_analysis if isinstance(text_or_analysis, Analysis) else analyze(text_or_analysis)
-        memory_words = ""
+        facts = ""   # what the paste says in other words than its own: numbers read, Chinese glossed
         if use_trace:
             query = analysis.query_text()
             lines = analysis.masked_lines
             # what the numbers of an out-of-memory message say, in words (assistant.gpu_memory)
             memory = paste_gpu_memory(analysis)
             memory_words = memory.query_words() if memory is not None else ""
-            query += f"\n{memory_words}" if memory_words else ""
+            # a Chinese report reaches the English KB through its SGLang words (assistant.glossary)
+            terms = english_terms(analysis.question, report=True) if CHINESE_CHAR_RE.search(analysis.question) else ""
+            facts = " ".join(w for w in (memory_words, terms) if w)
+            query += f"\n{facts}" if facts else ""
         else:  # baseline: the raw paste, no triage
             raw = text_or_analysis if isinstance(text_or_analysis, str) else analysis.query_text()
             query = raw[:4000]
@@ -398,7 +403,7 @@ class Retriever:
         lex_unit = np.zeros(n_units, dtype=np.float32)
         dense_unit = np.zeros(n_units, dtype=np.float32)
         # the query's embedding (most of a query's time) runs while its words are scored
-        embedding = self._embedding(_dense_query(analysis, query, use_trace, memory_words)) \
+        embedding = self._embedding(_dense_query(analysis, query, use_trace, facts)) \
             if mode in ("hybrid", "dense") and query.strip() else None
         tokens = tokenize(query)
         if mode in ("hybrid", "lexical") and tokens:

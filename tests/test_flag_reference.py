@@ -147,3 +147,17 @@ def test_flag_eval_scores_hits_precision_and_quiet():
     figures = score(rows)
     assert figures["hit"] == 0.5 and figures["recall"] == 1 / 3 and figures["precision"] == 0.5
     assert figures["quiet"] == 0.5 and figures["read_as_question"] == 0.75
+
+
+def test_an_endpoint_in_the_question_is_not_what_it_asks_about(registry):
+    names = _names("can I add and remove LoRA adapters while the server runs, and pick which adapter "
+                   "a /v1/chat/completions request uses?", registry)
+    assert "--chat-template" not in names and "--completion-template" not in names
+    assert any("lora" in name for name in names)
+
+
+def test_prefill_and_decode_servers_on_one_node_are_pd_disaggregation(registry):
+    names = _names("how do I set up 1 prefill + 2 decode servers with the router on a single 8xH100 node?",
+                   registry)
+    assert names[0] == "--disaggregation-mode"
+    assert "--nnodes" not in names

@@ -209,10 +209,20 @@ def test_model_families_are_read_from_the_model_path_and_grouped():
     from assistant.decision import family_conflict
     from assistant.trace import analyze
 
-    deepseek = {"title": "DeepSeek V3 chat template fails on dict tool-call arguments"}
+    deepseek = {"title": "DeepSeek V3 chat template fails on dict tool-call arguments: the template concatenates"}
     kimi = analyze("python3 -m sglang.launch_server --model-path moonshotai/Kimi-K2-Instruct --tp 8\nValueError: x y z\n")
     glm = analyze("python3 -m sglang.launch_server --model-path zai-org/GLM-4.5-Air --tp 4\nValueError: x y z\n")
     assert family_conflict(deepseek, kimi) is None      # Kimi K2 runs DeepSeek V3's architecture
     assert "glm" in family_conflict(deepseek, glm)
     tool = {"title": "LLaMA-Factory fails importing SGLang internals"}
     assert family_conflict(tool, glm) is None            # a tool's name is not a model family
+
+
+def test_a_chinese_symptom_report_reaches_the_english_entry(assistant):
+    answer = assistant.answer(
+        'Qwen3-32B 用 sglang 0.5.3 部署，启动参数加了 --reasoning-parser qwen3。请求里传了 "chat_template_kwargs": '
+        '{"enable_thinking": false}，返回的 message.content 是 null，整个回答都在 reasoning_content 里面，这是为什么？\n'
+        '{"choices":[{"message":{"role":"assistant","content":null,"reasoning_content":"北京是中国的首都。",'
+        '"tool_calls":null},"finish_reason":"stop"}]}\n')
+    assert answer.matches[0].id == "reasoning-parser-content-null"
+    assert answer.outcome == "fix"
