@@ -226,3 +226,15 @@ def test_a_chinese_symptom_report_reaches_the_english_entry(assistant):
         '"tool_calls":null},"finish_reason":"stop"}]}\n')
     assert answer.matches[0].id == "reasoning-parser-content-null"
     assert answer.outcome == "fix"
+
+
+def test_multi_node_dp_attention_without_a_rendezvous_address(assistant):
+    answer = assistant.answer(
+        "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 16 --dp 16 --enable-dp-attention "
+        "--nnodes 2 --node-rank 0 --trust-remote-code\n"
+        "Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/server_args.py", line 5653, in init_new\n'
+        '    elif server_args.dist_init_addr.startswith("["):  # ipv6 address\n'
+        "AttributeError: 'NoneType' object has no attribute 'startswith'\n")
+    assert (answer.outcome, answer.matches[0].id) == ("fix", "multinode-dist-init-addr-missing")
+    assert "--dist-init-addr" in "\n".join(answer.fix)
