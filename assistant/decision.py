@@ -38,8 +38,9 @@ from assistant.host_platform import platform_conflict
 from assistant.index import Index
 from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
 from assistant.intent import is_question
-from assistant.model_family import families_in, subject_family
+from assistant.model_family import families_in, subject_family, title_subject
 from assistant.origin import relayed
+from assistant.phase import phase_conflict
 from assistant.origin_check import origin_agrees, raised_where_declared
 from assistant.provenance import paste_origin
 from assistant.release_range import OLDEST_RELEASE, ends_before, of_known_releases, release_range, scope_fits
@@ -244,7 +245,10 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     with `--attention-backend flashinfer` does not fail inside flashinfer for that reason."""
     # a client's or Ray's relay of the error (`ray.exceptions.RayTaskError(KeyError): ...`) is not where it arose
     roots = [e.text for e in analysis.errors if e.kind in ROOT_KINDS and not relayed(e.text)][:3]
-    frames = [*analysis.frame_files[-4:], *analysis.frames[-4:], *analysis.native_lines[:12]]
+    # a version checker's frames (`transformers/utils/versions.py` in a tool's own gate) raise for
+    # whatever package the tool checks: they are not where it failed
+    files = [f for f in analysis.frame_files if not VERSION_CHECKER_RE.search(f)]
+    frames = [*files[-4:], *analysis.frames[-4:], *analysis.native_lines[:12]]
     if any(BUILD_FAILED_RE.search(e.text) for e in analysis.errors[:5]):
         # a failed JIT or source build fails where the source it compiles lives
         # (`nvcc ... -c /root/.cache/flashinfer/generated/.../batch_prefill.cu`)
@@ -255,6 +259,8 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     return frozenset(found)
 
 
+VERSION_CHECKER_RE = re.compile(r"transformers/utils/versions\.py|importlib/metadata|pkg_resources|"
+                                r"packaging/(?:version|requirements)\.py")
 BUILD_FAILED_RE = re.compile(r"Ninja build failed|ninja: build stopped|Error building extension|"
                              r"ninja exited with status|error: command .* failed with exit code")
 COMPILE_COMMAND_RE = re.compile(r"(?:nvcc|hipcc|c\+\+|g\+\+|clang\+\+|gcc)\b.*\s-c\s+\S+\.(?:cu|cpp|cc|c)\b")
@@ -323,7 +329,11 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
                                "error that stopped it (it is in your own words, or away from the failure).")
         reasons += _root_unexplained(top, analysis)
         about = entry_components(meta)
-        if (top.signature >= SIGNATURE_OK and not _specific_signatures(top)
+        # a diagnosis entry that matched a generic line is about what that line means, wherever
+        # it arises (an illegal memory access inside flashinfer is still one): a lead by nature
+        reads_generic_line = (bool(meta.get("diagnosis")) and top.signature >= SIGNATURE_OK
+                              and not _specific_signatures(top))
+        if (top.signature >= SIGNATURE_OK and not _specific_signatures(top) and not reads_generic_line
                 and not _corroborated(top, analysis, in_frames=not _about_a_generic_line(meta))):
             reasons.append(
                 "It matched only a generic line that many different failures print "
@@ -345,7 +355,8 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
         if kind:
             reasons.append(kind)
         # with another process holding the GPU, the allocation fails wherever SGLang happens to be
-        outside = conflicts(failing, about) if not holder_agrees(meta, analysis) else frozenset()
+        outside = (conflicts(failing, about) if not holder_agrees(meta, analysis) and not reads_generic_line
+                   else frozenset())
         if outside:
             reasons.append(f"Your error arises in {_names(outside)}, which this entry is not about"
                            + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
@@ -401,9 +412,10 @@ def engine_conflict(meta: dict, analysis: Analysis) -> str | None:
 
 
 def scope_conflict(meta: dict, analysis: Analysis) -> str | None:
-    """The entry is about other hardware, another operating system or another serving engine than
-    the paste's."""
-    return hardware_conflict(meta, analysis) or platform_conflict(meta, analysis) or engine_conflict(meta, analysis)
+    """The entry is about other hardware, another operating system, another serving engine or
+    another phase (start-up, serving: `assistant.phase`) than the paste's."""
+    return (hardware_conflict(meta, analysis) or platform_conflict(meta, analysis) or engine_conflict(meta, analysis)
+            or phase_conflict(meta, analysis))
 
 
 def paste_kinds(analysis: Analysis) -> frozenset[str]:
@@ -429,15 +441,35 @@ LAUNCH_MODEL_FLAGS = frozenset({"--model-path", "--model"})
 
 
 def feature_unused(meta: dict, analysis: Analysis) -> str | None:
-    """The entry is about a feature (speculative decoding, LoRA, PD disaggregation) that the
-    paste's launch command does not turn on and nothing else in the paste names."""
-    if not LAUNCH_MODEL_FLAGS & {re.split(r"[\s=]", flag, 1)[0] for flag in analysis.environment.flags}:
+    """The entry is about a feature (speculative decoding, LoRA, PD disaggregation, several nodes)
+    that the paste's launch command does not turn on and nothing else in the paste names."""
+    flags = {re.split(r"[\s=]", flag, 1)[0]: flag for flag in analysis.environment.flags}
+    subject = title_subject(meta.get("title", ""))
+    if MULTINODE_RE.search(subject) and not _several_nodes(analysis, flags):
+        if SINGLE_NODE_RE.search(analysis.question) or LAUNCH_MODEL_FLAGS & set(flags):
+            return ("This entry is about a launch across several nodes; your paste runs on one "
+                    "(no `--nnodes` above 1).")
+    if not LAUNCH_MODEL_FLAGS & set(flags):
         return None   # no launch command shown: what it turns on is unknown
-    wanted = components_in(meta.get("title", "")) & FEATURE_COMPONENTS
+    wanted = components_in(subject) & FEATURE_COMPONENTS
     if not wanted or wanted & context_components(analysis):
         return None
     return (f"This entry is about {_names(wanted)}, which your launch command does not turn on "
             "and your paste does not mention.")
+
+
+MULTINODE_RE = re.compile(r"multi-?node|several nodes|across nodes|two nodes|多机|多节点", re.I)
+SINGLE_NODE_RE = re.compile(r"single (?:machine|node|host|server)|one (?:machine|node|host)|单机|单节点", re.I)
+NODES_SHOWN_RE = re.compile(r"multi-?node|\bnode[- _]?(?:rank|[1-9])\b|\bnnodes\b|\b(?:two|2|three|3|four|4|\d+) nodes\b|多机|多节点", re.I)
+
+
+def _several_nodes(analysis: Analysis, flags: dict[str, str]) -> bool:
+    """The paste runs across nodes: `--nnodes` above 1, or its words or log name several nodes."""
+    nnodes = flags.get("--nnodes", "").split()
+    if len(nnodes) > 1 and nnodes[1].isdigit():
+        return int(nnodes[1]) > 1
+    text = " ".join((analysis.question, *(e.text for e in analysis.errors[:20]), *analysis.plain_lines[:40]))
+    return bool(NODES_SHOWN_RE.search(text)) and not SINGLE_NODE_RE.search(analysis.question)
 
 
 def family_conflict(meta: dict, analysis: Analysis) -> str | None:

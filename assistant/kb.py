@@ -14,6 +14,7 @@ from pathlib import Path
 
 from assistant.components import BY_NAME as _COMPONENTS
 from assistant.exit_signal import EXIT_SIGNALS
+from assistant.phase import PHASES
 from assistant.gpu_memory import MEMORY_HOLDERS
 from assistant.language import CHINESE_CHAR_RE
 from assistant.host_platform import PLATFORMS
@@ -93,6 +94,7 @@ class Entry:
     # entry about a class of checks (every flag combination `ServerArgs` rejects) names the site,
     # not each message (assistant.origin_check)
     raised_in: tuple[str, ...] = ()
+    phase: str | None = None   # startup | serving: when the failure it is about happens (assistant.phase)
 
 
     @property
@@ -234,7 +236,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
             raise EntryError(f"missing required field '{key}'")
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
-             "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal", "raised_in"}
+             "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal", "raised_in", "phase"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -264,6 +266,9 @@ def parse_entry(text: str, path: str = "") -> Entry:
     holder = meta.get("gpu_memory_holder")
     if holder is not None and holder not in MEMORY_HOLDERS:
         raise EntryError(f"gpu_memory_holder {holder!r} is not one of {', '.join(MEMORY_HOLDERS)}")
+    phase = meta.get("phase")
+    if phase is not None and phase not in PHASES:
+        raise EntryError(f"phase {phase!r} is not one of {', '.join(PHASES)}")
     raised_in = _str_list(meta.get("raised_in"), "raised_in")
     bad_sites = [site for site in raised_in if not RAISED_IN_RE.match(site)]
     if bad_sites:
@@ -315,6 +320,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         gpu_memory_holder=holder,
         exit_signal=exit_signal,
         raised_in=raised_in,
+        phase=phase,
         cause_zh=" ".join(str(meta.get("cause_zh") or "").split()),
     )
 

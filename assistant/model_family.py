@@ -47,12 +47,17 @@ def families_in(text: str) -> frozenset[str]:
 EXCLUDED_RE = re.compile(r"(?:\bnon-|\bother than |\bexcept |\bnot (?:on |for )?)$", re.I)
 
 
+def title_subject(title: str) -> str:
+    """What an entry's title is about: the part before its first colon, without parentheses (a
+    parenthesis names examples or sub-cases: "(Qwen3-VL on 0.5.8: ...)")."""
+    return re.sub(r"\([^()]*\)?", " ", title).split(": ", 1)[0]
+
+
 def subject_family(title: str) -> frozenset[str]:
     """The one model family an entry's title is about: named in its subject (before the first
     colon, outside parentheses), not excluded ("other than gpt-oss"), and the only one named there; titles that list
     several families name examples of a wider problem."""
-    # a parenthesis names examples or sub-cases ("(Qwen3-VL on 0.5.8: ...)"), not the subject
-    subject = re.sub(r"\([^()]*\)?", " ", title).split(": ", 1)[0]
+    subject = title_subject(title)
     found = set()
     for name, pattern in FAMILIES.items():
         for match in pattern.finditer(subject):

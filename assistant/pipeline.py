@@ -51,7 +51,10 @@ def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000,
     gzip / bzip2 / xz stream inflated as it is read, up to `max_inflated` bytes,
     MAX_DECOMPRESSED by default), refusing binary data.
 
-    Reads at most `max_line` bytes per line, so memory stays bounded on any input."""
+    Reads at most `max_line` bytes per line, so memory stays bounded on any input. NUL bytes
+    are dropped: a log that logrotate truncated while SGLang kept writing (`copytruncate`) starts
+    with a block of them, and the text after it is the log."""
+    _skip_nul_bytes(stream)
     sample = stream.peek(BINARY_SAMPLE)[:BINARY_SAMPLE] if hasattr(stream, "peek") else b""
     codec = _decompressor(sample)
     if codec is not None:
@@ -71,7 +74,19 @@ def lines_from_bytes(stream: io.BufferedIOBase, max_line: int = 1_000_000,
         raw = stream.readline(max_line)
         if not raw:
             return
-        yield raw.decode("utf-8", errors="replace")
+        yield raw.replace(b"\x00", b"").decode("utf-8", errors="replace")
+
+
+def _skip_nul_bytes(stream: io.BufferedIOBase) -> None:
+    """Consume the NUL bytes a stream starts with (read in blocks; none when it cannot peek)."""
+    if not hasattr(stream, "peek"):
+        return
+    while True:
+        head = stream.peek(BINARY_SAMPLE)[:BINARY_SAMPLE]
+        nuls = len(head) - len(head.lstrip(b"\x00"))
+        if not nuls:
+            return
+        stream.read(nuls)
 
 
 MAX_DECOMPRESSED = 4 << 30   # bytes of a compressed log read, at most
@@ -129,6 +144,8 @@ def _utf16_lines(stream: io.BufferedIOBase, encoding: str, max_line: int) -> Ite
 
 
 def lines_from_text(text: str) -> list[str]:
+    if "\x00" in text:
+        text = text.replace("\x00", "")   # a truncated-and-rewritten log's NUL block (see lines_from_bytes)
     if not text or not text.strip():
         raise UsageError("the input is empty: paste an error trace or pass a log with --log FILE")
     if len(text) > MAX_PASTE_CHARS:

@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from assistant.decision import SIGNATURE_OK, Decision, decide, declared_site_line, scope_conflict
+from assistant.generic_lines import is_generic
 from assistant.glossary import english_terms
 from assistant.gpu_memory import paste_gpu_memory
 from assistant.language import CHINESE_CHAR_RE
@@ -28,6 +29,7 @@ from assistant.trace import Analysis, analyze
 
 LEXICAL_WEIGHT = 0.5
 SIGNATURE_WEIGHT = 1.5   # a matched error line outweighs how similar the rest of the text is
+GENERIC_SIGNATURE_SHARE = 0.5   # of that weight, for an entry whose matched lines are all generic
 CANDIDATES = 60
 # the root error is raised where an entry says its class of errors comes from (`raised_in`):
 # a match like a line's, below a verbatim one, so an entry with the user's exact line still leads
@@ -444,6 +446,7 @@ class Retriever:
             return cached
 
         query_identifiers = _identifiers_outside_commands(tokens, lines, line_tokens)
+        survived = frozenset(e.masked for e in analysis.errors if e.survived) if use_trace else frozenset()
 
         hits = []
         for u in candidates:
@@ -457,6 +460,11 @@ class Retriever:
             if u in declared and sig < DECLARED_SITE_MATCH:
                 sig, evidence = DECLARED_SITE_MATCH, [declared[u], *evidence]
             weight = ISSUE_SIGNATURE_WEIGHT if unit.kind == "issue" else SIGNATURE_WEIGHT
+            if evidence and all(is_generic(line) or line in survived for line in evidence):
+                # a line many failures print (`Init torch distributed begin.`, a sigquit) says that
+                # something failed, and one the server served on after did not stop it: either ranks
+                # an entry less than a line that says what failed
+                weight *= GENERIC_SIGNATURE_SHARE
             score = (float(fused[u]) + weight * sig) * KIND_PRIOR.get(unit.kind, 0.8)
             score *= _issue_prior(unit.meta) if unit.kind == "issue" else 1.0
             hits.append(Hit(unit.id, unit.kind, unit.title, unit.title_zh, unit.url, round(score, 4),
@@ -524,9 +532,11 @@ def _best(rows: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
 def _dense_query(analysis: Analysis, query: str, use_trace: bool, facts: str = "") -> str:
     if not use_trace:
         return query[:2000]
-    parts = [e.text for e in analysis.errors if e.kind in ("exception", "fatal")][:3]
+    # what stopped the server, not a request error it served on after
+    errors = analysis.stopping_errors
+    parts = [e.text for e in errors if e.kind in ("exception", "fatal")][:3]
     if not parts:
-        parts = [e.text for e in analysis.errors[:3]]
+        parts = [e.text for e in errors[:3]]
     if facts:   # ahead of the long error lines: the encoder reads only the query's first 256 tokens
         parts.insert(0, facts)
     if analysis.question:

@@ -87,6 +87,8 @@ QUOTE_MARK_RE = re.compile(r"^\s*(?:>\s?)+")
 DEBUG_LEVEL_RE = re.compile(r"^(?:-\s+)?(?:[\w.:]+\s+-\s+)?\[?DEBUG\]?(?:\s+-\s+|:|\s)")
 WARNING_RE = re.compile(r"\bWARN(?:ING)?\b|\bwarn\b|UserWarning")
 # a frame of a native backtrace: "libucs.so.0(ucs_handle_error+0x2dc)", "#3 0x7f.. in ncclX () from ..."
+# torch's C++ backtrace under a c10::Error (`frame #3: c10d::ProcessGroupNCCL::... + 0x9a (... libtorch_cuda.so)`)
+CPP_FRAME_RE = re.compile(r"^frame #\d+: ")
 NATIVE_FRAME_RE = re.compile(r"\.so(?:\.\d+)*\b[^\s]*\(|^\s*#\d+\s+0x[0-9a-f]+|\bin \w+ \(\) from /|\[0x[0-9a-f]+\]")
 MAX_SGLANG_FRAMES = 64
 BARE_ASSERTION_RE = re.compile(r"^(?:\w+\.)*AssertionError:?\s*$")
@@ -144,6 +146,8 @@ class Analysis:
     sglang_frames: tuple[tuple[str, str], ...] = ()  # (file, function) of SGLang frames: date the release
     native_lines: tuple[str, ...] = ()  # native backtrace lines (`libucs.so(ucs_handle_error+0x2dc)`)
     source_lines: frozenset = frozenset()   # masked lines that are a traceback frame's source code
+    serving_lines: int = 0          # "Prefill batch" / "Decode batch" lines: the server was serving
+    ready: bool = False             # "The server is fired up and ready to roll!" is in the paste
 
     @property
     def primary(self) -> ErrorLine | None:
@@ -228,6 +232,11 @@ def _classify(line: str) -> str | None:
 
 
 _PRIORITY = {"exception": 0, "fatal": 1, "warning": 2, "consequence": 3}
+# SGLang's request log lines (`--log-requests`): `Receive: obj=GenerateReqInput(... text='...')`,
+# `Finish: obj=..., out={'text': '...'}`; what they quote is a prompt or an answer
+REQUEST_RECORD_RE = re.compile(r"\b(?:Receive|Finish): obj=\w+\(|\bout=\{['\"](?:text|meta_info|output_ids)['\"]|"
+                               # a wrapper's or proxy's own request log: `Received request ... text='...'`
+                               r"\b[Rr]equests?\b.{0,80}?\b(?:text|prompt|messages|input)=['\"\[]")
 # the scheduler's progress lines: the server was still serving when it printed them
 SERVING_RE = re.compile(r"\b(?:Prefill|Decode) batch\b")
 SURVIVED_SERVING = 20    # this many progress lines after an error's last occurrence: the server lived on
@@ -268,6 +277,7 @@ class _State:
     in_fence: bool = False         # inside a Markdown code block (the user's log, not their words)
     described: list[str] = field(default_factory=list)   # the report's title and description
     serving_lines: int = 0         # the scheduler's "Prefill batch" / "Decode batch" lines so far
+    ready: bool = False            # the server said it is up ("The server is fired up and ready to roll!")
     repeats: int = 0
     total: int = 0
     log_lines: int = 0
@@ -323,6 +333,8 @@ def _feed(raw: str, st: _State) -> None:
     shape = _shape(line)   # see _masked
     if "batch" in line and SERVING_RE.search(line):
         st.serving_lines += 1
+    elif "ready to roll" in line:
+        st.ready = True
     quiet = st.quiet.get(shape)
     if quiet is not None:   # see _quiet_vote: this line only counts
         end, masked, vote = quiet
@@ -336,6 +348,12 @@ def _feed(raw: str, st: _State) -> None:
         if masked in st.errors:
             st.errors[masked][2] += 1
             st.errors[masked][4] = st.serving_lines
+        return
+    if ("obj=" in line or "out={" in line or "equest" in line) and REQUEST_RECORD_RE.search(line):
+        # a request SGLang logs (`--log-requests`): the user's prompt and the model's answer are
+        # data; an error message quoted in them is not the server's, nor a version in them its own
+        st.log_lines += 1
+        st.last_was_prose = False
         return
     st.environment.read(line, shape)
     # PREFIX_RE treats every digit alike, so a line and its shape lose the same prefix
@@ -454,6 +472,11 @@ def _feed(raw: str, st: _State) -> None:
         return
     if len(st.native) < 40 and NATIVE_FRAME_RE.search(text):
         st.native.append(text)
+    if CPP_FRAME_RE.match(text):
+        # a C++ backtrace's frame (`frame #0: c10::Error::Error(...)`): where, never what failed
+        if len(st.native) < 40 and not NATIVE_FRAME_RE.search(text):
+            st.native.append(text)
+        return
     kind = _classify(text)
     if source and kind != "exception":
         kind = None
@@ -733,6 +756,8 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         total_lines=st.total,
         collapsed_repeats=st.repeats,
         log_lines=st.log_lines,
+        serving_lines=st.serving_lines,
+        ready=st.ready,
     )
 
 
