@@ -10,7 +10,9 @@ Retrieval ranks (`assistant.retrieve`); this module decides, in three outcomes:
   trace fails inside a component the entry is not about (`assistant.components`), the user's
   hardware, operating system (`assistant.host_platform`) or SGLang version is outside the entry's
   scope, or so is what the paste's numbers show (whose memory an out-of-memory is,
-  `assistant.gpu_memory`; the signal a process died of, `assistant.exit_signal`), the only
+  `assistant.gpu_memory`; the signal a process died of, `assistant.exit_signal`), whether it failed
+  starting or after serving (`assistant.phase`), the model family or a feature the launch does not
+  turn on (speculative decoding, LoRA, PD, several nodes), the only
   specific match is a traceback frame the error passed through, the entry is a diagnosis (what a line means and how to find the failure behind it, not
   that failure), or the paste is a how-to question.
 - `unknown`: nothing is close enough to name.
@@ -40,8 +42,8 @@ from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
 from assistant.intent import is_question
 from assistant.model_family import families_in, subject_family, title_subject
 from assistant.origin import relayed
-from assistant.phase import phase_conflict
 from assistant.origin_check import origin_agrees, raised_where_declared
+from assistant.phase import phase_conflict
 from assistant.provenance import paste_origin
 from assistant.release_range import OLDEST_RELEASE, ends_before, of_known_releases, release_range, scope_fits
 from assistant.term_weights import masked_signature, signature_text, token_idf
@@ -316,7 +318,7 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
         # (an entry with no error lines, a hang say, is matched by its symptoms alone)
         if top.signature < SIGNATURE_OK and top.meta.get("signatures") and _has_log(analysis):
             seen = _matched_signatures(top)
-            yours = _evidence_for(top, seen[0]) if seen else ""
+            yours = (_evidence_for(top, seen[0]) or seen[0]) if seen else ""
             root = root_error(analysis)
             if not seen:
                 reasons.append("None of this entry's error lines occurs in your log.")
@@ -599,26 +601,18 @@ GLUED_FRAME_RE = re.compile(r'File "[^"]+", line ')
 def _matched_signatures(top) -> list[str]:
     """The entry's signature lines that occur in the matched evidence: whole (masked), or most of
     their words on one line (a line quoted inside a sentence, a shortened path)."""
-    lines = [mask(line).lower() for line in top.evidence]
-    line_tokens = [frozenset(tokenize(line)) for line in lines]
-    found = []
-    for sig in top.meta.get("signatures") or ():
-        masked, tokens = masked_signature(sig)
-        if any(masked in line for line in lines) or (len(tokens) >= 4 and any(
-                len(tokens & lt) >= 0.8 * len(tokens) for lt in line_tokens)):
-            found.append(sig)
-    return found
+    return [sig for sig in top.meta.get("signatures") or () if _evidence_for(top, sig) is not None]
 
 
-def _evidence_for(top, signature: str) -> str:
-    """The user's line that matched one of the entry's signatures (the signature itself when no
-    single line holds it)."""
+def _evidence_for(top, signature: str) -> str | None:
+    """The user's line (of the matched evidence) that holds a signature, or None."""
     masked, tokens = masked_signature(signature)
     for line in top.evidence:
         masked_line = mask(line).lower()
-        if masked in masked_line or (len(tokens) >= 4 and len(tokens & frozenset(tokenize(masked_line))) >= 0.8 * len(tokens)):
+        if masked in masked_line or (len(tokens) >= 4 and
+                                     len(tokens & frozenset(tokenize(masked_line))) >= 0.8 * len(tokens)):
             return line
-    return signature
+    return None
 
 
 def _specific_signatures(top) -> list[str]:
