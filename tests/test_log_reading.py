@@ -113,3 +113,15 @@ def test_a_single_machine_hang_is_not_pinned_on_the_multi_node_entry(assistant):
         "[2025-10-01 10:00:11 TP1] Init torch distributed begin.\n"
         "[2025-10-01 10:00:13 TP0] sglang is using nccl==2.27.3\n")
     assert not (answer.outcome != "unknown" and answer.matches[0].id == "multinode-init-hang-socket-ifname")
+
+
+@pytest.mark.slow
+def test_a_gpu_that_fell_off_the_bus_is_a_hardware_fault_not_a_kernel_to_debug(assistant):
+    answer = assistant.answer(
+        "[2025-12-03 04:10:53 TP2] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/model_executor/cuda_graph_runner.py", line 812, in replay\n'
+        "    self.graphs[self.bs].replay()\n"
+        "torch.AcceleratorError: CUDA error: unspecified launch failure\n"
+        "$ dmesg | grep -i nvrm | tail -1\n"
+        "[1822331.118236] NVRM: Xid (PCI:0000:41:00): 79, pid=0, name=, GPU has fallen off the bus.\n")
+    assert (answer.outcome, answer.matches[0].id) == ("fix", "gpu-hardware-fault-xid-ecc")
