@@ -20,9 +20,9 @@ from assistant.decision import SIGNATURE_OK, Decision, decide, declared_site_lin
 from assistant.generic_lines import is_generic
 from assistant.glossary import english_terms
 from assistant.gpu_memory import paste_gpu_memory
-from assistant.language import CHINESE_CHAR_RE
 from assistant.host_platform import platform_fits
 from assistant.index import Index
+from assistant.language import CHINESE_CHAR_RE
 from assistant.term_weights import masked_signature, token_idf
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, analyze

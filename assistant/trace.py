@@ -237,6 +237,8 @@ _PRIORITY = {"exception": 0, "fatal": 1, "warning": 2, "consequence": 3}
 REQUEST_RECORD_RE = re.compile(r"\b(?:Receive|Finish): obj=\w+\(|\bout=\{['\"](?:text|meta_info|output_ids)['\"]|"
                                # a wrapper's or proxy's own request log: `Received request ... text='...'`
                                r"\b[Rr]equests?\b.{0,80}?\b(?:text|prompt|messages|input)=['\"\[]")
+# before the record: then the line reports an error about the request (`Error in request: ...`)
+ERROR_BEFORE_RE = re.compile(r"Error|Exception|ERROR|Traceback|[Ff]ailed")
 # the scheduler's progress lines: the server was still serving when it printed them
 SERVING_RE = re.compile(r"\b(?:Prefill|Decode) batch\b")
 SURVIVED_SERVING = 20    # this many progress lines after an error's last occurrence: the server lived on
@@ -349,7 +351,8 @@ def _feed(raw: str, st: _State) -> None:
             st.errors[masked][2] += 1
             st.errors[masked][4] = st.serving_lines
         return
-    if ("obj=" in line or "out={" in line or "equest" in line) and REQUEST_RECORD_RE.search(line):
+    record = REQUEST_RECORD_RE.search(line) if ("obj=" in line or "out={" in line or "equest" in line) else None
+    if record and not ERROR_BEFORE_RE.search(line, 0, record.start()):
         # a request SGLang logs (`--log-requests`): the user's prompt and the model's answer are
         # data; an error message quoted in them is not the server's, nor a version in them its own
         st.log_lines += 1

@@ -125,3 +125,9 @@ def test_a_gpu_that_fell_off_the_bus_is_a_hardware_fault_not_a_kernel_to_debug(a
         "$ dmesg | grep -i nvrm | tail -1\n"
         "[1822331.118236] NVRM: Xid (PCI:0000:41:00): 79, pid=0, name=, GPU has fallen off the bus.\n")
     assert (answer.outcome, answer.matches[0].id) == ("fix", "gpu-hardware-fault-xid-ecc")
+
+
+def test_sglangs_error_about_a_request_is_still_an_error():
+    analysis = analyze("[2025-11-13 03:12:44] Error in request: Invalid request obj=GenerateReqInput(text='hi') "
+                       "ValueError: bad sampling params")
+    assert analysis.errors and analysis.errors[0].text.startswith("Error in request:")
