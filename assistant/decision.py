@@ -43,6 +43,7 @@ from assistant.intent import is_question
 from assistant.model_family import families_in, subject_family, title_subject
 from assistant.origin import relayed
 from assistant.origin_check import origin_agrees, raised_where_declared
+from assistant.paste_cache import per_analysis
 from assistant.phase import phase_conflict
 from assistant.provenance import paste_origin
 from assistant.release_range import OLDEST_RELEASE, ends_before, of_known_releases, release_range, scope_fits
@@ -116,38 +117,30 @@ PROMOTE_FROM = 3   # a runner-up this close may take the top place when only it 
 def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=None) -> Decision:
     """Decide on the top hit; see the module docstring. When the top entry does not fit the paste
     (a scope conflict, an unexplained root error) but a runner-up matched a signature line and
-    fits, the runner-up is the fix: `Decision.top` says which hit the decision is about."""
+    fits, the runner-up is the fix: `Decision.top` says which hit the decision is about. A fix that
+    rests only on lines many failures print (`unhandled system error`) gives way the same way to a
+    runner-up that matched a line telling the case apart (NCCL's `socketStartConnect: Connect to
+    ... failed` above it): the specific line says which failure it was."""
     first = _decide_top(hits, tokens, index, analysis, idf)
     if analysis is None or first.question:
         return first
+    top = hits[0]
     if first.outcome == FIX:
-        return _specific_over_generic(first, hits, tokens, index, analysis, idf)
-    for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
-        if hit.kind != "entry" or hit.signature < SIGNATURE_OK:
-            continue
-        if first.diagnosis and not set(hit.evidence) - set(hits[0].evidence):
+        if top.kind != "entry" or _specific_signatures(top) or declared_site_line(top.meta, analysis):
+            return first
+
+        def eligible(hit) -> bool:
+            # a specific line of its own, not a frame, that the top did not match
+            return (bool(_specific_signatures(hit)) and not _frames_only(hit, analysis)
+                    and any(line not in top.evidence and not is_generic(line) for line in hit.evidence))
+    else:
+        def eligible(hit) -> bool:
             # the top entry says the lines it matched relay a failure shown elsewhere: an entry
             # matching only those same lines cannot name that failure either
-            continue
-        alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
-        if alt.outcome == FIX:
-            return replace(alt, top=i)
-    return first
-
-
-def _specific_over_generic(first: Decision, hits, tokens, index: Index, analysis: Analysis, idf) -> Decision:
-    """A fix resting only on lines many failures print (`unhandled system error`) gives way to a
-    runner-up that matched a line telling the case apart (NCCL's `socketStartConnect: Connect to
-    ... failed` above it) and is a fix on its own: the specific line says which failure it was."""
-    top = hits[0]
-    if top.kind != "entry" or _specific_signatures(top) or declared_site_line(top.meta, analysis):
-        return first
+            return not first.diagnosis or bool(set(hit.evidence) - set(top.evidence))
     for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
-        if (hit.kind != "entry" or hit.signature < SIGNATURE_OK or not _specific_signatures(hit)
-                or _frames_only(hit, analysis)):
+        if hit.kind != "entry" or hit.signature < SIGNATURE_OK or not eligible(hit):
             continue
-        if not [line for line in hit.evidence if line not in top.evidence and not is_generic(line)]:
-            continue   # the same lines the top matched: nothing more specific
         alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
         if alt.outcome == FIX:
             return replace(alt, top=i)
@@ -488,7 +481,12 @@ def family_conflict(meta: dict, analysis: Analysis) -> str | None:
 
 
 def paste_families(analysis: Analysis) -> frozenset[str]:
-    """The model families the paste names: its model path and flags, words, log lines, frames."""
+    """The model families the paste names: its model path and flags, words, log lines, frames
+    (read once per paste)."""
+    return per_analysis("model_families", analysis, _paste_families)
+
+
+def _paste_families(analysis: Analysis) -> frozenset[str]:
     found: set[str] = set()
     for text in (analysis.question, " ".join(analysis.environment.flags), *analysis.plain_lines[:400],
                  *(e.text for e in analysis.errors[:20]), *analysis.frame_files[-20:]):

@@ -208,15 +208,18 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConf
         return NotConfirmed(outcome, diagnosis, steps, **known)
     if outcome == LEAD and decision.diagnosis:
         top = matches[0]
-        diagnosis = (f"Your error is a check SGLang makes ({decision.checked_at}) of the kind \"{top.title}\" "
-                     f"({_reference(top)}) is about, but not one it lists: the message itself names what to "
-                     "change, and the steps below say how to read it." if decision.checked_at else
-                     f"Not the cause yet: \"{top.title}\" ({_reference(top)}) says what your error line "
-                     "means and how to find the failure behind it. That failure is not in your paste, so "
-                     "no fix is given; the steps below find it." if analysis.errors else
-                     f"Not the cause yet: \"{top.title}\" ({_reference(top)}) is about what you describe and "
-                     "says how to find what is behind it. Your paste shows no error line, so no fix is given; "
-                     "the steps below find where it goes wrong.")
+        if decision.checked_at:
+            diagnosis = (f"Your error is a check SGLang makes ({decision.checked_at}) of the kind \"{top.title}\" "
+                         f"({_reference(top)}) is about, but not one it lists: the message itself names what "
+                         "to change, and the steps below say how to read it.")
+        elif analysis.errors:
+            diagnosis = (f"Not the cause yet: \"{top.title}\" ({_reference(top)}) says what your error line "
+                         "means and how to find the failure behind it. That failure is not in your paste, so "
+                         "no fix is given; the steps below find it.")
+        else:
+            diagnosis = (f"Not the cause yet: \"{top.title}\" ({_reference(top)}) is about what you describe and "
+                         "says how to find what is behind it. Your paste shows no error line, so no fix is given; "
+                         "the steps below find where it goes wrong.")
         steps = diagnostic_steps(retrieval.hits[0].meta, version, registry, analysis.masked_lines)
         if not decision.checked_at:
             steps.append("Paste the first error those steps turn up: it has its own fix.")

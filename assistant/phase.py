@@ -3,7 +3,7 @@
 The same kill (`Killed`, exit code 137) or NCCL timeout means different things at the two times:
 during start-up a process killed by the OOM killer was loading weights into host memory; after
 hours of `Decode batch` lines it was growing while serving. An entry about one phase declares it
-(`phase: startup` or `phase: serving`); the paste's phase then counts for it or against it. A log
+(`phase: startup` or `phase: serving`); a paste from the other phase then counts against it. A log
 shows it served by SGLang's "ready to roll" line or its scheduler's batch lines, and shows it was
 starting by the start-up progress lines with neither of those.
 """
@@ -50,7 +50,3 @@ def phase_conflict(meta: dict, analysis: "Analysis") -> str | None:
                 else "it shows start-up progress and never served")
     return f"This entry is about failures {WORDS[wanted]}; your log fails {WORDS[shown]} ({evidence})."
 
-
-def phase_agrees(meta: dict, analysis: "Analysis") -> bool:
-    wanted = meta.get("phase")
-    return bool(wanted) and paste_phase(analysis) == wanted
