@@ -18,7 +18,9 @@ from assistant.deps import DependencyAdvice
 from assistant.flag_reference import FlagReference
 from assistant.gpu_memory import (GpuMemory, LoadMemory, gpu_memory_json, load_memory_json, paste_gpu_memory,
                                   paste_load_memory)
+from assistant.flag_choices import choice_history
 from assistant.language import answer_language
+from assistant.wording import heading
 from assistant.origin import Origin
 from assistant.symbols import SymbolHistory
 from assistant.release_range import dated_environment, release_range
@@ -31,7 +33,6 @@ from assistant.step_versions import step_version_ok
 from assistant.trace import Environment
 
 FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
-OUTCOME_LABELS = {FIX: "FIX", LEAD: "LEAD (not confirmed)", UNKNOWN: "UNKNOWN: not a known problem"}
 NOT_FROM_KB = "not from the knowledge base"
 CAUTION_PREFIX = "! Caution:"   # the risk of a step, printed under its commands
 
@@ -99,6 +100,8 @@ class Answer:
     load_memory: LoadMemory | None = None  # weights that filled the GPU, from SGLang's load log line
     flags: list[FlagReference] = field(default_factory=list)   # what a how-to question is about
     language: str = "en"   # the language of the entry's text shown (zh: cause_zh / text_zh)
+    reader_language: str = "en"   # the reader's language: headings and our own sentences (assistant.wording)
+    choice_note: str | None = None   # which releases accept the value of an `invalid choice` error
 
     def __post_init__(self) -> None:
         if self.abstained and self.outcome == FIX:   # built by code that knows only abstention
@@ -110,8 +113,8 @@ class Answer:
     def headline(self) -> str:
         """The outcome in words, the first thing every surface shows."""
         if self.question:
-            return f"{'LEAD (not confirmed)' if self.outcome == LEAD else 'UNKNOWN'}: this reads as a how-to question"
-        return OUTCOME_LABELS.get(self.outcome, self.outcome.upper())
+            return heading("question_lead" if self.outcome == LEAD else "question_unknown", self.reader_language)
+        return heading(self.outcome, self.reader_language) if self.outcome in (LEAD, UNKNOWN) else "FIX"
 
     def to_json(self) -> dict:
         return {
@@ -144,6 +147,8 @@ class Answer:
             "load_memory": load_memory_json(self.load_memory),
             "flags": [asdict(f) for f in self.flags],
             "language": self.language,
+            "reader_language": self.reader_language,
+            "choice_note": self.choice_note,
             "text": self.text,
         }
 
@@ -205,7 +210,14 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3, lang
     """The answer from the knowledge base, with where the root error comes from and, for a
     dependency problem, the pin of the user's release (`assistant.provenance`); in Chinese where
     the entry has it when the user writes Chinese or asks for it (`assistant.language`)."""
-    answer = _compose_from_kb(retrieval, registry, top_k, answer_language(lang, retrieval.analysis))
+    language = answer_language(lang, retrieval.analysis)
+    answer = _compose_from_kb(retrieval, registry, top_k, language)
+    answer.reader_language = language
+    analysis = retrieval.analysis
+    history = choice_history((*(e.text for e in analysis.errors[:20]), *analysis.plain_lines[:200]),
+                             analysis.environment.sglang_version, registry)
+    if history is not None:
+        answer.choice_note = history.sentence(registry.versions)
     return with_provenance(answer, retrieval)
 
 
@@ -245,7 +257,7 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
         # a lead or unknown: what is known and what to collect, never the entry's steps as the fix
         from assistant.lead_answer import not_confirmed
 
-        known = not_confirmed(retrieval, matches, registry)
+        known = not_confirmed(retrieval, matches, registry, language)
         return Answer(matches=matches, abstained=True, diagnosis=known.diagnosis, fix=[],
                       warnings=warnings, citations=[], detected=env, confidence=retrieval.confidence,
                       next_steps=known.next_steps, similar_issues=similar, primary_error=primary,

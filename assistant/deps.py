@@ -150,6 +150,7 @@ class DependencyAdvice:
     dated: str | None = None  # without a version line: the releases the traceback dates SGLang to ("0.5.3 or earlier")
     # those releases pin the package differently: (oldest release, its spec, newest release, its spec); no command then
     pins_vary: tuple[str, str, str, str] | None = None
+    listed: bool = False  # the release requires the package (with or without a version)
 
 
 class DependencyPins:
@@ -518,6 +519,7 @@ def dependency_advice(
         reason=reason,
         dated=dated[1] if dated_releases else None,
         pins_vary=pins_vary,
+        listed=pin is not None,
     )
 
 

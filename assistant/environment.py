@@ -122,9 +122,21 @@ def _possible(shape: str) -> tuple[int, str | None]:
     vote = None
     if not any(key in low for key in HARDWARE_DIGIT_KEYS):
         # what is left of the regexes treats every digit alike (\b, \d, \w): the shape decides
-        vote = next((name for name, regex in HARDWARE_HINTS
-                     if bits & _HARDWARE_BIT[name] and regex.search(shape)), "")
+        vote = hardware_vote(shape, bits)
     return bits, vote
+
+
+# a list of choices or of platforms names every option, not the user's hardware (`invalid choice:
+# 'fa4' (choose from ..., 'ascend')`, `No accelerator (CUDA, XPU, HPU, NPU, MUSA, MPS) is available`)
+CHOICES_RE = re.compile(r"choose from|invalid choice|Choices:|must be one of|one of \[", re.I)
+
+
+def hardware_vote(text: str, bits: int) -> str:
+    """The hardware family a line names ("" for none): one family, outside a list of choices."""
+    named = [name for name, regex in HARDWARE_HINTS if bits & _HARDWARE_BIT[name] and regex.search(text)]
+    if len(named) != 1 or CHOICES_RE.search(text):
+        return ""
+    return named[0]
 SERVER_ARGS_KEYS = (
     "tp_size", "dp_size", "ep_size", "pp_size", "nnodes", "enable_dp_attention", "attention_backend",
     "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "disaggregation_mode",
@@ -236,8 +248,7 @@ class EnvironmentReader:
             if m:
                 env["gpu"] = " ".join(m.group(1).split())
         if vote is None:
-            vote = next((name for name, regex in HARDWARE_HINTS
-                         if possible & _HARDWARE_BIT[name] and regex.search(line)), "")
+            vote = hardware_vote(line, possible)
         if vote:
             self.add_vote(vote)
         if ("--" in line or "SGL" in line) and len(self.user_names) < 200:

@@ -50,6 +50,8 @@ any some other model models format
 """.split())
 
 # English words whose flags are spelled otherwise: "two nodes" is `--nnodes` and `--dist-init-addr`
+MANY_GPUS_RE = re.compile(r"\b(?:two|three|four|eight|multiple|several|many|all|\d+)\s*(?:x\s*)?(?:\w+\s)?(?:gpus|cards)\b|"
+                          r"\bacross (?:\w+ ){0,2}gpus\b|多卡|多张卡|[两二三四八\d]+\s*张(?:显)?卡|多块(?:显)?卡", re.I)
 SYNONYMS = {"node": "nnodes dist init", "multinode": "nnodes dist init",
             # prefill servers are PD disaggregation's ("decode" alone is also speculative decoding's)
             "prefill": "disaggregation mode", "pd": "disaggregation mode",
@@ -68,6 +70,7 @@ class FlagReference:
     all_releases: bool = True       # every release of the registry has it
     # flags its help text names that not every release has (or the user's lacks): (flag, releases)
     named_flags: tuple[tuple[str, str], ...] = ()
+    choices_release: str | None = None   # the user's release, when the choices are its own
 
     def line(self, user_version: str | None = None) -> str:
         """The flag, its help, its choices and, when the user's release lacks it or the release is
@@ -76,7 +79,8 @@ class FlagReference:
         out = f"`{self.name}`: {text}" if text else f"`{self.name}`"
         if self.choices:
             shown = ", ".join(self.choices[:CHOICES_LIMIT])
-            out += f" Choices: {shown}{', ...' if len(self.choices) > CHOICES_LIMIT else ''}."
+            whose = f" in SGLang {self.choices_release}" if self.choices_release else ""
+            out += f" Choices{whose}: {shown}{', ...' if len(self.choices) > CHOICES_LIMIT else ''}."
         if self.in_user_release is False:
             out += f" Not in SGLang {user_version}: it exists in {self.releases}."
         elif self.in_user_release is None and not self.all_releases:
@@ -112,6 +116,8 @@ def question_words(question: str) -> set[str]:
     english = ENDPOINT_RE.sub(" ", english)
     english = ONE_NODE_RE.sub(" ", english)   # "on a single 8xH100 node" asks nothing multi-node
     extra = english_terms(question)
+    if MANY_GPUS_RE.search(question):   # one model over several GPUs is tensor parallelism
+        extra += " tensor parallelism tp size"
     words = _words(english) | _words(extra)
     synonyms = {_stem(word): spelled for word, spelled in SYNONYMS.items()}
     return words | _words(" ".join(synonyms.get(w, "") for w in words))
@@ -159,8 +165,13 @@ def _reference(flag: str, registry: FlagRegistry, index: _FlagIndex, user_versio
                    else len(other_having) < len(registry.versions))
         if missing:
             named.append((other, describe_versions(other_having, registry.versions)))
+    choices, choices_release = documented.flag_choices.get(flag, ()), None
+    user_release = registry.nearest(user_version) if user_version else None
+    if user_release and user_release != index.release and registry.releases[user_release].flag_choices.get(flag):
+        # the user's release lists its own choices: quote those, not the newest release's
+        choices, choices_release = registry.releases[user_release].flag_choices[flag], user_release
     return FlagReference(
-        name=flag, help=help_text, choices=documented.flag_choices.get(flag, ()),
+        name=flag, help=help_text, choices=choices, choices_release=choices_release,
         help_release=index.release,
         in_user_release=registry.check(flag, user_version).exists if user_version else None,
         releases=describe_versions(having, registry.versions) if having else "no release",

@@ -167,9 +167,22 @@ def diagnostic_steps(meta: dict, version: str | None, registry, masked_lines=())
     return steps[:DIAGNOSTIC_STEPS]
 
 
-def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConfirmed:
+ASK_FOR_ERROR = ("If you hit an error while doing this, paste the full error and your launch command.",
+                 "如果照做时遇到错误，请贴出完整的报错和启动命令。")
+ASK_FOR_FIRST_ERROR = ("Paste the first error those steps turn up: it has its own fix.",
+                       "请贴出这些步骤找到的第一个错误：它有自己的修复方法。")
+UNIT_KINDS = {"entry": ("entry", "条目"), "issue": ("GitHub issue", "GitHub issue")}
+
+
+def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: str = "en") -> NotConfirmed:
     """The content of a lead or unknown answer; `matches` are the answer's Match objects, best
-    first (the lead is the first)."""
+    first (the lead is the first). Our own sentences are in the reader's `language` ("en"/"zh");
+    what they quote (titles, error lines, commands) stays as written."""
+    zh = language == "zh"
+
+    def say(pair: tuple[str, str]) -> str:
+        return pair[1] if zh else pair[0]
+
     decision = retrieval.decision
     analysis = retrieval.analysis
     version = analysis.environment.sglang_version
@@ -199,57 +212,80 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None) -> NotConf
         known["flags"] = flags_for_question(analysis.question, registry, version)
     if outcome == LEAD and decision.question:
         top = matches[0]
-        diagnosis = ("This reads as a how-to or configuration question, not an error report, so no "
-                     f"fix is given. Related reading: {top.title} ({_reference(top)}).")
+        diagnosis = say(("This reads as a how-to or configuration question, not an error report, so no "
+                         f"fix is given. Related reading: {top.title} ({_reference(top)}).",
+                         f"这是使用或配置问题，不是错误报告，所以不给修复步骤。相关阅读：{top.title}（{_reference(top)}）。"))
         links = [s for s in top.sources if s.startswith(("http://", "https://"))][:2]
-        steps = [f"Read {_reference(top)} ({top.title}) and its sources."]
-        steps += [f"Source: {url}" for url in links]
-        steps.append("If you hit an error while doing this, paste the full error and your launch command.")
+        steps = [say((f"Read {_reference(top)} ({top.title}) and its sources.",
+                      f"阅读 {_reference(top)}（{top.title}）及其来源。"))]
+        steps += [say((f"Source: {url}", f"来源：{url}")) for url in links]
+        steps.append(say(ASK_FOR_ERROR))
         return NotConfirmed(outcome, diagnosis, steps, **known)
     if outcome == LEAD and decision.diagnosis:
         top = matches[0]
         if decision.checked_at:
-            diagnosis = (f"Your error is a check SGLang makes ({decision.checked_at}) of the kind \"{top.title}\" "
-                         f"({_reference(top)}) is about, but not one it lists: the message itself names what "
-                         "to change, and the steps below say how to read it.")
+            diagnosis = say((
+                f"Your error is a check SGLang makes ({decision.checked_at}) of the kind \"{top.title}\" "
+                f"({_reference(top)}) is about, but not one it lists: the message itself names what "
+                "to change, and the steps below say how to read it.",
+                f"你的错误来自 SGLang 的一项检查（{decision.checked_at}），属于“{top.title}”（{_reference(top)}）"
+                "讲的那一类，但不是它列出的那几项：报错信息本身说明了要改什么，下面的步骤说明如何解读。"))
         elif analysis.errors:
-            diagnosis = (f"Not the cause yet: \"{top.title}\" ({_reference(top)}) says what your error line "
-                         "means and how to find the failure behind it. That failure is not in your paste, so "
-                         "no fix is given; the steps below find it.")
+            diagnosis = say((
+                f"Not the cause yet: \"{top.title}\" ({_reference(top)}) says what your error line "
+                "means and how to find the failure behind it. That failure is not in your paste, so "
+                "no fix is given; the steps below find it.",
+                f"还不是原因：“{top.title}”（{_reference(top)}）说明了你的错误行是什么意思，以及如何找到它背后的故障。"
+                "那个故障不在你贴的内容里，所以不给修复步骤；下面的步骤用来找到它。"))
         else:
-            diagnosis = (f"Not the cause yet: \"{top.title}\" ({_reference(top)}) is about what you describe and "
-                         "says how to find what is behind it. Your paste shows no error line, so no fix is given; "
-                         "the steps below find where it goes wrong.")
+            diagnosis = say((
+                f"Not the cause yet: \"{top.title}\" ({_reference(top)}) is about what you describe and "
+                "says how to find what is behind it. Your paste shows no error line, so no fix is given; "
+                "the steps below find where it goes wrong.",
+                f"还不是原因：“{top.title}”（{_reference(top)}）与你描述的情况有关，并说明了如何找到背后的原因。"
+                "你贴的内容里没有错误行，所以不给修复步骤；下面的步骤用来找到出错的地方。"))
         steps = diagnostic_steps(retrieval.hits[0].meta, version, registry, analysis.masked_lines)
         if not decision.checked_at:
-            steps.append("Paste the first error those steps turn up: it has its own fix.")
+            steps.append(say(ASK_FOR_FIRST_ERROR))
         return NotConfirmed(outcome, diagnosis, steps, **known)
     if outcome == LEAD:
         top = matches[0]
         confirm = confirm_lines(retrieval.hits[0])
-        what = "entry" if top.kind == "entry" else ("GitHub issue" if top.kind == "issue" else "document")
-        diagnosis = (f"Not confirmed: the closest known problem is the {what} \"{top.title}\" "
-                     f"({_reference(top)}), but it does not fit your log well enough to be the fix.")
+        what = say(UNIT_KINDS.get(top.kind, ("document", "文档")))
+        diagnosis = say((f"Not confirmed: the closest known problem is the {what} \"{top.title}\" "
+                         f"({_reference(top)}), but it does not fit your log well enough to be the fix.",
+                         f"未确认：最接近的已知问题是{what}“{top.title}”（{_reference(top)}），"
+                         "但它和你的日志不够吻合，不能当作修复方法。"))
         symptom = confirm_symptom(retrieval.hits[0]) if not confirm else None
         if confirm:
-            diagnosis += f" If your log also shows `{confirm[0]}`, this {what} applies."
+            diagnosis += say((f" If your log also shows `{confirm[0]}`, this {what} applies.",
+                              f"如果你的日志里还有 `{confirm[0]}`，这个{what}就适用。"))
         elif symptom:
-            diagnosis += f" It applies if what you see is this: {symptom}."
+            diagnosis += say((f" It applies if what you see is this: {symptom}.",
+                              f"如果你看到的现象是这样，它就适用：{symptom}。"))
         steps = _next_steps(components, module, version, registry)
-        steps.append(f"If it is confirmed, follow {_reference(top)} (its steps are not shown here as "
-                     "the fix).")
+        steps.append(say((f"If it is confirmed, follow {_reference(top)} (its steps are not shown here as "
+                          "the fix).", f"如果确认是它，按 {_reference(top)} 处理（这里不把它的步骤当作修复方法展示）。")))
         return NotConfirmed(outcome, diagnosis, steps, confirm_if=confirm, **known)
     if decision.question:
-        diagnosis = ("This reads as a how-to or configuration question, not an error report. The "
-                     "knowledge base holds fixes for errors and none of its entries is about this; "
-                     + ("the flags below are what SGLang's own help says about it, and its documentation "
-                        "(server arguments, features) has the rest." if known["flags"] else
-                        "SGLang's documentation (server arguments, features) is the place for it."))
-        steps = ["If you hit an error while doing this, paste the full error and your launch command.",
-                 "The flags of your release: `python3 -m sglang.launch_server --help`."]
+        diagnosis = say((
+            "This reads as a how-to or configuration question, not an error report. The "
+            "knowledge base holds fixes for errors and none of its entries is about this; "
+            + ("the flags below are what SGLang's own help says about it, and its documentation "
+               "(server arguments, features) has the rest." if known["flags"] else
+               "SGLang's documentation (server arguments, features) is the place for it."),
+            "这是使用或配置问题，不是错误报告。知识库收录的是错误的修复方法，没有条目讲这个；"
+            + ("下面的参数说明来自 SGLang 自带的帮助，其余内容见 SGLang 文档（server arguments、features）。"
+               if known["flags"] else "请查阅 SGLang 文档（server arguments、features）。")))
+        steps = [say(ASK_FOR_ERROR),
+                 say(("The flags of your release: `python3 -m sglang.launch_server --help`.",
+                      "你所用版本的全部参数：`python3 -m sglang.launch_server --help`。"))]
         return NotConfirmed(outcome, diagnosis, steps, **known)
     closest = ", ".join(f"{m.id} ({m.score:.2f})" for m in matches[:3])
-    diagnosis = ("This is not a known problem: nothing in the knowledge base matches this trace well "
-                 f"enough (confidence {retrieval.confidence:.2f}), so no fix is suggested."
-                 + (f" Closest entries, not a match: {closest}." if closest else ""))
+    diagnosis = say((
+        "This is not a known problem: nothing in the knowledge base matches this trace well "
+        f"enough (confidence {retrieval.confidence:.2f}), so no fix is suggested."
+        + (f" Closest entries, not a match: {closest}." if closest else ""),
+        f"这不是已知问题：知识库里没有和这段日志足够吻合的条目（置信度 {retrieval.confidence:.2f}），所以不给修复建议。"
+        + (f"最接近但不匹配的条目：{closest}。" if closest else "")))
     return NotConfirmed(outcome, diagnosis, _next_steps(components, module, version, registry), **known)

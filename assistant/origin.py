@@ -713,6 +713,16 @@ def _raised_by_library(registry: ErrorRegistry, hit: tuple[int, int, int], paste
     return bool(frames) and not any(f.path for f in frames) and any(_library(f) for f in frames)
 
 
+# argparse's own exit line: `<prog>: error: <message>` (`launch_server.py: error: unrecognized
+# arguments: --x`) comes from the parser, not from a raise or log that happens to word it alike
+PARSER_EXIT_RE = re.compile(r"^\s*[\w./-]+: error: ")
+
+
+def _parser_exit_line(registry: ErrorRegistry, hit: tuple[int, int, int], line: str) -> bool:
+    kind = registry.kinds[registry.row(hit[0])[registry.col["kind"]]].split(" ")[0]
+    return kind != "argparse" and bool(PARSER_EXIT_RE.match(line))
+
+
 # exceptions that carry a server's or a remote worker's error to the caller: their message is the
 # other side's text (Ray's own failures, `RaySystemError`, and a client's connection errors are not)
 RELAY_RE = re.compile(r"^\s*(?:ray\.exceptions\.RayTaskError\b|openai\.\w+Error: Error code: \d{3}\b|"
@@ -840,6 +850,7 @@ def match_origin(
         if (_is_specific(hit[2], lines[hit[1]]) or _raised_in_innermost_frame(registry, hit, paste))
         and not _raised_elsewhere(registry, hit, lines[hit[1]])
         and not _raised_by_library(registry, hit, paste) and not _misplaced_exception_text(registry, hit, lines[hit[1]])
+        and not _parser_exit_line(registry, hit, lines[hit[1]])
     ]
     covered = {hit[1] for hit in hits}
     uncovered = [i for i, line in enumerate(lines)

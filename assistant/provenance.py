@@ -164,7 +164,7 @@ def dependency_json(advice: DependencyAdvice | None) -> dict | None:
             "sglang_version": advice.sglang_version, "pins_release": advice.pins_release,
             "install_command": advice.install_command if advice.pinned_spec else None,
             "extra": advice.extra, "source": advice.source, "satisfied": advice.satisfied,
-            "summary": dependency_sentence(advice)}
+            "listed": advice.listed, "summary": dependency_sentence(advice)}
 
 
 # ---- words -----------------------------------------------------------------------------------
@@ -269,6 +269,11 @@ def dependency_sentence(advice: DependencyAdvice, command: bool = True) -> str:
             # a companion SGLang's docs install apart: installing it is the step
             return (f"{release} does not list {advice.package} among its requirements, so it is installed "
                     f"apart: `pip install {advice.package}` (no version is pinned)")
+        if advice.listed:
+            extra = f" (in its `{advice.extra}` extra)" if advice.extra else ""
+            return (f"{release} requires {advice.package}{extra} without pinning a version, so no version "
+                    "is suggested" + (f": `{advice.install_command}` installs it" if command and advice.problem == "missing"
+                                      else ""))
         return (f"no pin is known for {advice.package}: {release} does not list it among its "
                 "requirements, so no version is suggested")
     shown = (f"your paste shows {advice.installed_version}" if advice.installed_version

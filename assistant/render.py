@@ -5,9 +5,12 @@ lead or unknown shows why, the root error, where it arises and what to collect, 
 
 from __future__ import annotations
 
+from functools import partial
+
 from assistant.answer import Answer
 from assistant.control_chars import neutralize_data
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
+from assistant.wording import heading
 
 _BOLD, _DIM, _RED, _YELLOW, _GREEN, _CYAN, _RESET = (
     "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[36m", "\x1b[0m")
@@ -52,17 +55,23 @@ def provenance_lines(answer: Answer, c) -> list[str]:
     """"Where it comes from:" (the emitting SGLang site, or the other library) and, for a lead or
     unknown, the dependency pin: the facts the registries give even when no entry matched."""
     out: list[str] = []
+
+    def h(key: str) -> str:
+        return c(_BOLD, heading(key, answer.reader_language) + ": ")
+
     if answer.origin is not None:
         first, *rest = origin_lines(answer.origin)
-        out += [c(_BOLD, "Where it comes from: ") + first] + [f"  {line}" for line in rest]
+        out += [h("where_from") + first] + [f"  {line}" for line in rest]
     if answer.symbol is not None:
-        out += ([""] if out else []) + [c(_BOLD, "SGLang releases: ") + symbol_sentence(answer.symbol)]
+        out += ([""] if out else []) + [h("releases") + symbol_sentence(answer.symbol)]
+    if answer.choice_note:
+        out += ([""] if out else []) + [h("releases") + answer.choice_note]
     if answer.gpu_memory is not None:
-        out += ([""] if out else []) + [c(_BOLD, "GPU memory at the failure: ") + answer.gpu_memory.reading()]
+        out += ([""] if out else []) + [h("gpu_at_failure") + answer.gpu_memory.reading()]
     if answer.load_memory is not None:
-        out += ([""] if out else []) + [c(_BOLD, "GPU memory after loading: ") + answer.load_memory.reading()]
+        out += ([""] if out else []) + [h("gpu_after_load") + answer.load_memory.reading()]
     if answer.dependency is not None and answer.abstained:
-        out += ([""] if out else []) + [c(_BOLD, "Dependency: ") + dependency_sentence(answer.dependency)]
+        out += ([""] if out else []) + [h("dependency") + dependency_sentence(answer.dependency)]
     return out
 
 
@@ -70,33 +79,38 @@ def _not_confirmed_lines(answer: Answer, detected: str, c) -> list[str]:
     """A lead or unknown: where the error comes from first, what is known and what to collect, no
     fix."""
     known = provenance_lines(answer, c)
+    words = partial(heading, language=answer.reader_language)
     out = known + ([""] if known else []) + [answer.diagnosis]
     if answer.reasons:
-        title = "Why it is only a lead:" if answer.outcome == "lead" else "Why there is no fix:"
-        out += ["", c(_BOLD, title)] + [f"  - {r}" for r in answer.reasons]
+        title = words("why_lead" if answer.outcome == "lead" else "why_unknown")
+        out += ["", c(_BOLD, title + ":")] + [f"  - {r}" for r in answer.reasons]
     if answer.confirm_if:
-        out += ["", c(_BOLD, "It would apply if your log also shows:")] + [f"  > {line}" for line in answer.confirm_if]
+        out += ["", c(_BOLD, words("confirm_if") + ":")] + [f"  > {line}" for line in answer.confirm_if]
     if answer.primary_error:
-        out += ["", c(_BOLD, "The root error in your log:"), f"  {answer.primary_error}"]
+        out += ["", c(_BOLD, words("root_error") + ":"), f"  {answer.primary_error}"]
     where = where_line(answer)
     if where:
-        out += ["", c(_BOLD, "Where it arises: ") + where]
+        out += ["", c(_BOLD, words("where_arises") + ": ") + where]
     if detected:
-        out += ["", c(_BOLD, "Detected: ") + detected]
+        out += ["", c(_BOLD, words("detected") + ": ") + detected]
     if answer.explanation:
-        out += ["", c(_BOLD, "The model's reading of the error (not from the knowledge base):"),
+        out += ["", c(_BOLD, words("model_reading") + ":"),
                 f"  {answer.explanation}"]
     if answer.flags:
         out += ["", c(_BOLD, flags_heading(answer) + ":")]
         out += [f"  - {f.line(answer.detected.sglang_version)}" for f in answer.flags]
     if answer.next_steps:
-        out += ["", c(_BOLD, "Collect or try next:")] + [f"  - {s}" for s in answer.next_steps]
+        out += ["", c(_BOLD, words("collect_next") + ":")] + [f"  - {s}" for s in answer.next_steps]
     return out
 
 
 def flags_heading(answer: Answer) -> str:
     """The heading over a question's flags: whose help text it is, and how to see the user's own."""
-    return (f"Flags your question is about (help text of SGLang {answer.flags[0].help_release}; "
+    release = answer.flags[0].help_release
+    if answer.reader_language == "zh":
+        return (f"与你的问题有关的参数（SGLang {release} 的帮助文本；"
+                "`python3 -m sglang.launch_server --help` 显示你所用版本的）")
+    return (f"Flags your question is about (help text of SGLang {release}; "
             "`python3 -m sglang.launch_server --help` shows your release's)")
 
 
@@ -105,6 +119,7 @@ def render_text(answer: Answer, color: bool = False) -> str:
         return f"{code}{text}{_RESET}" if color else text
 
     answer = neutralize_data(answer)   # escapes from a paste or the model: only our colours reach the terminal
+    words = partial(heading, language=answer.reader_language)
     out: list[str] = [c(_OUTCOME_COLOR.get(answer.outcome, _YELLOW) + _BOLD, answer.headline)]
     if answer.note:
         out.append(c(_DIM, f"note: {answer.note}"))
@@ -120,32 +135,32 @@ def render_text(answer: Answer, color: bool = False) -> str:
             out.append(c(_DIM, f"match score {top.score:.2f}, answer confidence {answer.confidence:.2f}, "
                                f"KB confidence: {top.confidence}, mode: {answer.mode}"))
             if top.evidence:
-                out += ["", c(_BOLD, "Matched in your log:")] + [f"  > {e}" for e in top.evidence]
+                out += ["", c(_BOLD, words("matched") + ":")] + [f"  > {e}" for e in top.evidence]
         if detected:
-            out += ["", c(_BOLD, "Detected: ") + detected]
-        out += ["", c(_BOLD, "What went wrong:"), f"  {answer.diagnosis}"]
+            out += ["", c(_BOLD, words("detected") + ": ") + detected]
+        out += ["", c(_BOLD, words("what_went_wrong") + ":"), f"  {answer.diagnosis}"]
         known = provenance_lines(answer, c)
         if known:
             out += [""] + known
         if answer.fix:
-            out += ["", c(_BOLD, "Fix:")]
+            out += ["", c(_BOLD, words("fix") + ":")]
             for i, step in enumerate(answer.fix, 1):
                 first, *rest = step.split("\n")
                 out.append(f"  {i}. {first}")
                 out += [c(_CYAN, f"     {line.strip()}") for line in rest]
         if answer.next_steps:
-            out += ["", c(_BOLD, "Verify / next:")] + [f"  - {s}" for s in answer.next_steps]
+            out += ["", c(_BOLD, words("verify_next") + ":")] + [f"  - {s}" for s in answer.next_steps]
     if answer.warnings:
-        out += ["", c(_RED + _BOLD, "Warnings:")] + [f"  ! {w}" for w in answer.warnings]
+        out += ["", c(_RED + _BOLD, words("warnings") + ":")] + [f"  ! {w}" for w in answer.warnings]
     if answer.changes:
-        out += ["", c(_BOLD, "Checked before display:")] + [f"  * {ch}" for ch in answer.changes]
+        out += ["", c(_BOLD, words("checked") + ":")] + [f"  * {ch}" for ch in answer.changes]
     if answer.citations:
-        out += ["", c(_BOLD, "Sources:")] + [f"  - {s}" for s in answer.citations]
+        out += ["", c(_BOLD, words("sources") + ":")] + [f"  - {s}" for s in answer.citations]
     others = answer.matches[1:] if not answer.abstained else []
     if others:
-        out += ["", c(_DIM, "Other candidates: " + "; ".join(f"{m.id} ({m.score:.2f})" for m in others))]
+        out += ["", c(_DIM, words("other_candidates") + ": " + "; ".join(f"{m.id} ({m.score:.2f})" for m in others))]
     if answer.similar_issues:
-        out += ["", c(_BOLD, "Similar reports:")]
+        out += ["", c(_BOLD, words("similar") + ":")]
         for m in answer.similar_issues:
             meta = m.meta
             labels = ",".join(meta.get("labels", [])[:4])

@@ -285,6 +285,10 @@ class SymbolHistory:
         if self.in_user_version is None:
             if base is not None and self.registry_releases and base > Version(self.registry_releases[-1]):
                 return f" (your SGLang {self.user_version} is newer than the releases checked)"
+            if base is not None and Version(self.user_version.strip().lstrip("vV")) > base:
+                return (f" (your SGLang {self.user_version} is a post release of {base}; only base releases "
+                        f"were checked, and {base} and the release after it differ here, so yours may or may "
+                        "not have it)")
             return f" (your SGLang {self.user_version} is not among the releases checked)"
         fits = self.in_user_version != self.required
         return f"; your SGLang {self.user_version} {'has it' if self.in_user_version else 'does not'}" \
@@ -488,7 +492,7 @@ def _lookup(kind, match, line, registry: SymbolRegistry, mentions_sglang, other_
     user_index = _user_index(registry, user_version)
     return SymbolHistory(
         kind=kind, owner=owner, name=name, releases=releases, known=known, user_version=user_version,
-        in_user_version=None if user_index is None else user_index in indices,
+        in_user_version=_in_user_release(indices, user_index, user_version, len(registry.releases)),
         accepts_any_keyword=accepts_any, line=line.strip(), required=required,
         fitting_releases=fitting_releases, registry_releases=tuple(registry.releases),
     )  # fmt: skip
@@ -548,6 +552,20 @@ def _defining_module(registry: SymbolRegistry, name: str, user: int | None) -> s
         if mine:
             return mine[0]
     return max(spans, key=lambda module: max(spans[module]))
+
+
+def _in_user_release(indices: frozenset[int], user_index: int | None, user_version: str | None,
+                     count: int) -> bool | None:
+    """Whether the user's release has it. The registry holds base releases only: a post release
+    (0.4.9.post6) lies between its base (0.4.9) and the next release (0.4.10), so it is known only
+    when those two agree; else None (a change inside the post series cannot be told)."""
+    if user_index is None:
+        return None
+    has = user_index in indices
+    after_base = Version(user_version.strip().lstrip("vV")) > base_release(user_version)
+    if after_base and user_index + 1 < count and ((user_index + 1) in indices) != has:
+        return None
+    return has
 
 
 def _user_index(registry: SymbolRegistry, user_version: str | None) -> int | None:

@@ -18,8 +18,8 @@ Per release the JSON holds ``flags``, ``deprecated_flags``, ``flag_replacements`
 deprecation help text says to use), ``allow_abbrev``, ``env_vars``, ``legacy_env_vars``,
 ``deprecated_env_vars`` (old name -> replacement or ""), ``retired_env_vars`` (deprecated
 names the release no longer reads itself) and ``sgl_prefix_alias`` (SGL_X is copied to
-SGLANG_X at startup); the newest release also has ``flag_help`` and ``flag_choices`` (each
-flag's help text and literal choices, which a how-to answer quotes). ``assistant/flags.py``
+SGLANG_X at startup); every release has ``flag_choices`` (each flag's literal choices) and the
+newest release also ``flag_help`` (each flag's help text, which a how-to answer quotes). ``assistant/flags.py``
 answers questions from it.
 """
 
@@ -102,9 +102,9 @@ def build(versions: list[str], cache_dir: Path) -> dict:
                 log(f"    warning: {warning}")
             entries[version] = entry
     for version in versions[:-1]:
-        # help texts are quoted from the newest release only: they would triple the file
+        # help texts are quoted from the newest release only: they would triple the file; the
+        # choices are small and differ by release (a value one release rejects, another accepts)
         entries[version].pop("flag_help", None)
-        entries[version].pop("flag_choices", None)
     return {
         "format": 1,
         "generated_by": "python -m ingest.sglang_flags",

@@ -390,7 +390,7 @@ def test_extract_from_synthetic_wheel(tmp_path: Path) -> None:
                                      "--load-format": ["auto", "safetensors"]}
 
 
-def test_only_the_newest_release_keeps_help_texts(tmp_path: Path) -> None:
+def test_only_the_newest_release_keeps_help_texts_every_release_its_choices(tmp_path: Path) -> None:
     from ingest.sglang_flags import build
 
     for version in ("9.8.0", "9.9.0"):
@@ -398,5 +398,7 @@ def test_only_the_newest_release_keeps_help_texts(tmp_path: Path) -> None:
             archive.writestr("sglang/srt/server_args.py", SYNTHETIC_SERVER_ARGS)
             archive.writestr("sglang/srt/arg_groups/fields/parallel.py", SYNTHETIC_PARALLEL)
     registry = build(["9.8.0", "9.9.0"], tmp_path)["versions"]
-    assert "flag_help" not in registry["9.8.0"] and "flag_choices" not in registry["9.8.0"]
+    assert "flag_help" not in registry["9.8.0"]
+    # choices differ by release (a value one release rejects, another accepts): every release keeps them
+    assert registry["9.8.0"]["flag_choices"] and registry["9.8.0"]["flag_choices"] == registry["9.9.0"]["flag_choices"]
     assert registry["9.9.0"]["flag_help"]["--host"] == "The host."

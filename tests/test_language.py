@@ -74,3 +74,46 @@ def test_the_language_setting_is_checked_on_the_command_line(kb_dir):
     assert result.returncode == 2 and b"ASK_LANG" in result.stderr
     result = run_ask("--json", "--lang", "en", ERROR, kb=kb_dir)
     assert json.loads(result.stdout)["language"] == "en"
+
+
+UNKNOWN_TRACE = ("Traceback (most recent call last):\n"
+                 '  File "/srv/app/widgets/pool.py", line 88, in rebalance\n'
+                 "    raise RuntimeError(\"frobnicator quorum lost in widget pool 7\")\n"
+                 "RuntimeError: frobnicator quorum lost in widget pool 7\n")
+
+
+def test_a_chinese_reader_gets_an_unknown_framed_in_chinese_on_every_surface(assistant):
+    from ui.markdown import answer_markdown
+    from ui.slack_format import answer_sections
+
+    answer = assistant.answer("服务跑了一会儿就挂了，下面是日志，帮忙看看是什么问题\n" + UNKNOWN_TRACE)
+    assert answer.outcome == "unknown" and answer.reader_language == "zh"
+    text = answer.text
+    assert text.splitlines()[0] == "UNKNOWN：不是已知问题"
+    assert "这不是已知问题" in answer.diagnosis
+    assert "接下来收集或尝试" in text and "Collect or try next" not in text
+    assert "RuntimeError: frobnicator quorum lost in widget pool 7" in text   # error lines stay verbatim
+    assert "### ❔ UNKNOWN：不是已知问题" in answer_markdown(answer)
+    assert "**接下来收集或尝试**" in answer_markdown(answer)
+    assert "*接下来收集或尝试*" in "\n".join(answer_sections(answer))
+    assert answer.to_json()["reader_language"] == "zh"
+
+
+def test_an_english_reader_keeps_the_english_frame(assistant):
+    answer = assistant.answer("the server died after a while, log below\n" + UNKNOWN_TRACE)
+    assert answer.outcome == "unknown" and answer.reader_language == "en"
+    assert answer.text.splitlines()[0] == "UNKNOWN: not a known problem"
+    assert "Collect or try next" in answer.text and "接下来" not in answer.text
+
+
+def test_a_chinese_how_to_question_is_answered_as_a_question_in_chinese(assistant):
+    answer = assistant.answer("请问怎么开启 EAGLE 投机解码？需要哪些参数？")
+    assert answer.question and answer.outcome != "fix"
+    assert "使用或配置问题" in answer.text.splitlines()[0]
+    assert any(step.startswith("如果照做时遇到错误") for step in answer.next_steps)
+
+
+def test_a_chinese_fix_has_chinese_section_names(assistant):
+    answer = assistant.answer("启动的时候报错了，端口好像被占用了，怎么办？\n" + ERROR)
+    assert answer.outcome == "fix" and answer.reader_language == "zh"
+    assert "修复步骤:" in answer.text and "\nFix:" not in answer.text

@@ -24,6 +24,7 @@ from assistant.control_chars import neutralize
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
 from assistant.redact import redact
 from assistant.render import flags_heading
+from assistant.wording import heading
 
 COMMAND_PREFIX = "    $ "
 ECHO_MAX_LINES = 40        # lines of a paste repeated in the user's chat bubble
@@ -103,13 +104,16 @@ def fix_markdown(steps: list[str]) -> list[str]:
 
 
 OUTCOME_ICONS = {"fix": "✅", "lead": "⚠️", "unknown": "❔"}
-FIX_BADGE = "**✅ FIX** · a known problem with a known fix"
+
+
+def fix_badge(language: str = "en") -> str:
+    return f"**✅ FIX** · {heading('fix_badge', language)}"
 
 
 def outcome_heading(answer: Answer) -> str:
     """The outcome as a heading (a lead or unknown) or a badge under the title (a fix)."""
     icon = OUTCOME_ICONS.get(answer.outcome, "❔")
-    return f"### {icon} {answer.headline}" if answer.abstained else FIX_BADGE
+    return f"### {icon} {answer.headline}" if answer.abstained else fix_badge(answer.reader_language)
 
 
 def _heading(answer: Answer) -> list[str]:
@@ -117,8 +121,8 @@ def _heading(answer: Answer) -> list[str]:
         return [outcome_heading(answer)]
     top = answer.matches[0] if answer.matches else None
     if top is None:
-        return ["### Answer", FIX_BADGE]
-    lines = [f"### {top.title}", FIX_BADGE]
+        return ["### Answer", fix_badge(answer.reader_language)]
+    lines = [f"### {top.title}", fix_badge(answer.reader_language)]
     if top.title_zh:
         lines += ["", top.title_zh]
     lines += ["", f"<sub>{code_span(top.id)} · match score {top.score:.2f} · answer confidence "
@@ -135,32 +139,33 @@ def answer_markdown(answer: Answer) -> str:
         out += ["", f"> Note: {answer.note}"]
     if answer.abstained:
         return "\n".join(out + _not_confirmed_markdown(answer)).strip()
-    out += ["", "**What went wrong**", "", answer.diagnosis]
+    words = functools.partial(heading, language=answer.reader_language)
+    out += ["", f"**{words('what_went_wrong')}**", "", answer.diagnosis]
     if answer.symbol is not None:
-        out += ["", f"**SGLang releases:** {symbol_sentence(answer.symbol)}"]
+        out += ["", f"**{words('releases')}:** {symbol_sentence(answer.symbol)}"]
+    if answer.choice_note:
+        out += ["", f"**{words('releases')}:** {answer.choice_note}"]
     out += _memory_markdown(answer)
-    if answer.abstained and answer.primary_error:
-        out += ["", "**The error that matters in your log**", "", fenced(answer.primary_error)]
     if answer.fix:
-        out += ["", "**Fix**", "", *fix_markdown(answer.fix)]
+        out += ["", f"**{words('fix')}**", "", *fix_markdown(answer.fix)]
     if answer.warnings:
-        out += ["", "**Warnings**", ""] + [f"- ⚠ {w}" for w in answer.warnings]
+        out += ["", f"**{words('warnings')}**", ""] + [f"- ⚠ {w}" for w in answer.warnings]
     if answer.next_steps:
-        label = "Collect next" if answer.abstained else "Verify"
         steps = [s.removeprefix("Verify: ") for s in answer.next_steps]
-        out += ["", f"**{label}**", ""] + [f"- {s}" for s in steps]
+        out += ["", f"**{words('verify')}**", ""] + [f"- {s}" for s in steps]
     if answer.changes:
-        out += ["", "**Checked before display**", ""] + [f"- {c}" for c in answer.changes]
+        out += ["", f"**{words('checked')}**", ""] + [f"- {c}" for c in answer.changes]
     return "\n".join(out).strip()
 
 
 def _memory_markdown(answer: Answer) -> list[str]:
     """What the paste's memory numbers say (`assistant.gpu_memory`), on every outcome."""
     out = []
+    words = functools.partial(heading, language=answer.reader_language)
     if answer.gpu_memory is not None:
-        out += ["", f"**GPU memory at the failure:** {answer.gpu_memory.reading()}"]
+        out += ["", f"**{words('gpu_at_failure')}:** {answer.gpu_memory.reading()}"]
     if answer.load_memory is not None:
-        out += ["", f"**GPU memory after loading:** {answer.load_memory.reading()}"]
+        out += ["", f"**{words('gpu_after_load')}:** {answer.load_memory.reading()}"]
     return out
 
 
@@ -168,14 +173,15 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
     """A lead or unknown: what is known, why it is not a fix, what to collect. The entry's steps
     are not shown, and nothing becomes a copyable command block: nothing here is the fix."""
     out = _provenance_markdown(answer) + ["", answer.diagnosis]
+    words = functools.partial(heading, language=answer.reader_language)
     if answer.reasons:
-        title = "Why it is only a lead" if answer.outcome == "lead" else "Why there is no fix"
+        title = words("why_lead" if answer.outcome == "lead" else "why_unknown")
         out += ["", f"**{title}**", ""] + [f"- {r}" for r in answer.reasons]
     if answer.confirm_if:
-        out += ["", "**It would apply if your log also shows**", ""]
+        out += ["", f"**{words('confirm_if')}**", ""]
         out += [f"- {code_span(line)}" for line in answer.confirm_if]
     if answer.primary_error:
-        out += ["", "**The root error in your log**", "", fenced(answer.primary_error)]
+        out += ["", f"**{words('root_error')}**", "", fenced(answer.primary_error)]
     where = [code_span(c) for c in answer.failing_components]
     if answer.failing_module:
         where.append(f"innermost frame in {code_span(answer.failing_module)}")
@@ -183,19 +189,19 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
         where.append(f"{code_span(answer.named_class[0])} (named in your paste) is in "
                      f"{code_span(answer.named_class[1])}")
     if where:
-        out += ["", "**Where it arises:** " + ", ".join(where)]
+        out += ["", f"**{words('where_arises')}:** " + ", ".join(where)]
     if answer.explanation:
-        out += ["", "**The model's reading of the error** (not from the knowledge base)", "",
+        out += ["", f"**{words('model_reading')}**", "",
                 f"> {' '.join(answer.explanation.split())}"]
     if answer.warnings:
-        out += ["", "**Warnings**", ""] + [f"- ⚠ {w}" for w in answer.warnings]
+        out += ["", f"**{words('warnings')}**", ""] + [f"- ⚠ {w}" for w in answer.warnings]
     if answer.flags:
         out += ["", f"**{flags_heading(answer)}**", ""]
         out += [f"- {f.line(answer.detected.sglang_version)}" for f in answer.flags]
     if answer.next_steps:
-        out += ["", "**Collect or try next**", ""] + [f"- {s}" for s in answer.next_steps]
+        out += ["", f"**{words('collect_next')}**", ""] + [f"- {s}" for s in answer.next_steps]
     if answer.changes:
-        out += ["", "**Checked before display**", ""] + [f"- {c}" for c in answer.changes]
+        out += ["", f"**{words('checked')}**", ""] + [f"- {c}" for c in answer.changes]
     return out
 
 
@@ -203,15 +209,18 @@ def _provenance_markdown(answer: Answer) -> list[str]:
     """A lead or unknown opens with where the error comes from and the dependency pin: what the
     registries know for certain when no entry is the fix."""
     out = []
+    words = functools.partial(heading, language=answer.reader_language)
     if answer.origin is not None:
         first, *rest = origin_lines(answer.origin)
-        out += ["", f"**Where it comes from:** {code_span(first)}"]
+        out += ["", f"**{words('where_from')}:** {code_span(first)}"]
         out += [f"- {code_span(r) if r.startswith('when: ') else r}" for r in rest]
     if answer.symbol is not None:
-        out += ["", f"**SGLang releases:** {symbol_sentence(answer.symbol)}"]
+        out += ["", f"**{words('releases')}:** {symbol_sentence(answer.symbol)}"]
+    if answer.choice_note:
+        out += ["", f"**{words('releases')}:** {answer.choice_note}"]
     out += _memory_markdown(answer)
     if answer.dependency is not None:
-        out += ["", f"**Dependency:** {code_span(dependency_sentence(answer.dependency))}"]
+        out += ["", f"**{words('dependency')}:** {code_span(dependency_sentence(answer.dependency))}"]
     return out
 
 

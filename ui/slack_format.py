@@ -12,6 +12,7 @@ lines (`Match.evidence`), never the user's traceback.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -21,6 +22,7 @@ from assistant.answer import Answer
 from assistant.control_chars import neutralize
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
 from assistant.render import flags_heading
+from assistant.wording import heading
 from assistant.redact import REDACTED, redact, redact_data  # noqa: F401 - the library's one scrubber, re-exported
 
 # Slack's documented limits: 3000 characters in a section's text, 50 blocks in a message, and
@@ -154,14 +156,15 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
         sections = [f"*{emoji} {escape(answer.headline)}*\n{known}", md_to_mrkdwn(answer.diagnosis)]
     else:
         sections = [f"*{emoji} {escape(answer.headline)}*\n" + md_to_mrkdwn(answer.diagnosis)]
+    words = functools.partial(heading, language=answer.reader_language)
     if answer.reasons:
-        title = "*Why it is only a lead*" if answer.outcome == "lead" else "*Why there is no fix*"
+        title = f"*{words('why_lead' if answer.outcome == 'lead' else 'why_unknown')}*"
         sections.append(title + "\n" + "\n".join("• " + md_to_mrkdwn(r) for r in answer.reasons))
     if answer.confirm_if:
-        sections.append("*It would apply if your log also shows:*\n" + "\n".join(
+        sections.append(f"*{words('confirm_if')}:*\n" + "\n".join(
             f"> `{escape(redact(line[:EVIDENCE_CHARS]))}`" for line in answer.confirm_if))
     if answer.primary_error:
-        sections.append("*The root error in your log:*\n"
+        sections.append(f"*{words('root_error')}:*\n"
                         + _code_block([answer.primary_error[:EVIDENCE_CHARS]]))
     where = [f"`{escape(c)}`" for c in answer.failing_components]
     if answer.failing_module:
@@ -170,9 +173,9 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
         where.append(f"`{escape(answer.named_class[0])}` (named in your paste) is in "
                      f"`{escape(answer.named_class[1])}`")
     if where:
-        sections.append("*Where it arises:* " + ", ".join(where))
+        sections.append(f"*{words('where_arises')}:* " + ", ".join(where))
     if answer.explanation:
-        sections.append("*The model's reading of the error* (not from the knowledge base)\n"
+        sections.append(f"*{words('model_reading')}*\n"
                         + md_to_mrkdwn(answer.explanation))
     return sections
 
@@ -180,24 +183,28 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
 def provenance_section(answer: Answer, dependency: bool = False) -> str:
     """"Where it comes from" (the emitting site or the other library) and the dependency pin."""
     parts = []
+    words = functools.partial(heading, language=answer.reader_language)
     if answer.origin is not None:
         first, *rest = origin_lines(answer.origin)
         code = [f"`{escape(line)}`" if line.startswith("when: ") else escape(line) for line in rest]
-        parts.append(f"*Where it comes from:* `{escape(first)}`" + "".join(f"\n• {line}" for line in code))
+        parts.append(f"*{words('where_from')}:* `{escape(first)}`" + "".join(f"\n• {line}" for line in code))
     if answer.symbol is not None:
-        parts.append(f"*SGLang releases:* {escape(redact(symbol_sentence(answer.symbol)))}")
+        parts.append(f"*{words('releases')}:* {escape(redact(symbol_sentence(answer.symbol)))}")
+    if answer.choice_note:
+        parts.append(f"*{words('releases')}:* {md_to_mrkdwn(answer.choice_note)}")
     if answer.gpu_memory is not None:
-        parts.append(f"*GPU memory at the failure:* {escape(answer.gpu_memory.reading())}")
+        parts.append(f"*{words('gpu_at_failure')}:* {escape(answer.gpu_memory.reading())}")
     if answer.load_memory is not None:
-        parts.append(f"*GPU memory after loading:* {escape(answer.load_memory.reading())}")
+        parts.append(f"*{words('gpu_after_load')}:* {escape(answer.load_memory.reading())}")
     if dependency and answer.dependency is not None:
-        parts.append(f"*Dependency:* `{escape(redact(dependency_sentence(answer.dependency)))}`")
+        parts.append(f"*{words('dependency')}:* `{escape(redact(dependency_sentence(answer.dependency)))}`")
     return "\n".join(parts)
 
 
 def answer_sections(answer: Answer) -> list[str]:
     """The answer as mrkdwn sections, in reading order (each may still be longer than a block)."""
     sections: list[str] = []
+    words = functools.partial(heading, language=answer.reader_language)
     if answer.abstained:
         sections += _not_confirmed_sections(answer)
     else:
@@ -210,39 +217,39 @@ def answer_sections(answer: Answer) -> list[str]:
             if top.evidence:
                 # a raw ">" opens a quote; only "<" and "&" start Slack's control sequences
                 quoted = [f"> `{escape(redact(line[:EVIDENCE_CHARS]))}`" for line in top.evidence[:EVIDENCE_LINES]]
-                sections.append("*Matched in your log:*\n" + "\n".join(quoted))
-        sections.append("*What went wrong*\n" + md_to_mrkdwn(answer.diagnosis))
+                sections.append(f"*{words('matched')}:*\n" + "\n".join(quoted))
+        sections.append(f"*{words('what_went_wrong')}*\n" + md_to_mrkdwn(answer.diagnosis))
         known = provenance_section(answer)
         if known:
             sections.append(known)
         if answer.fix:
-            sections.append("*Fix*")
+            sections.append(f"*{words('fix')}*")
             sections += [_fix_step(i, step) for i, step in enumerate(answer.fix, 1)]
     detected = detected_line(answer)
     if detected:
-        sections.append("*Detected:* " + escape(detected))
+        sections.append(f"*{words('detected')}:* " + escape(detected))
     if answer.flags:
         version = answer.detected.sglang_version
         sections.append(f"*{md_to_mrkdwn(flags_heading(answer))}*\n"
                         + "\n".join("• " + md_to_mrkdwn(f.line(version)) for f in answer.flags))
     if answer.next_steps:
-        title = "*Collect or try next*" if answer.abstained else "*Verify*"
+        title = f"*{words('collect_next' if answer.abstained else 'verify')}*"
         steps = [s.removeprefix("Verify: ") for s in answer.next_steps]
         sections.append(title + "\n" + "\n".join("• " + md_to_mrkdwn(s) for s in steps))
     if answer.warnings:
-        sections.append("*Warnings*\n" + "\n".join(":warning: " + md_to_mrkdwn(w) for w in answer.warnings))
+        sections.append(f"*{words('warnings')}*\n" + "\n".join(":warning: " + md_to_mrkdwn(w) for w in answer.warnings))
     if answer.changes:
-        sections.append("*Checked before display*\n" + "\n".join("• " + md_to_mrkdwn(c) for c in answer.changes))
+        sections.append(f"*{words('checked')}*\n" + "\n".join("• " + md_to_mrkdwn(c) for c in answer.changes))
     sources = _source_links(answer)
     if sources:
-        sections.append("*Sources*\n" + "\n".join(sources))
+        sections.append(f"*{words('sources')}*\n" + "\n".join(sources))
     if answer.similar_issues:
         lines = []
         for m in answer.similar_issues:
             state = m.meta.get("state")
             lines.append("• " + (link(m.url, f"{short_label(m.url)}: {m.title}") if m.url else escape(m.title))
                          + (f" ({escape(state)})" if state else ""))
-        sections.append("*Similar reports*\n" + "\n".join(lines))
+        sections.append(f"*{words('similar')}*\n" + "\n".join(lines))
     return sections
 
 

@@ -1,0 +1,47 @@
+"""The fixed words around an answer (outcome, section headings) in the reader's language.
+
+Every surface (terminal, web, Slack) draws the same sections; their names are kept here once, in
+English and Chinese, so a Chinese reader's lead or unknown is framed in Chinese even where the
+entry's own text has no translation. Outcome keywords (FIX, LEAD, UNKNOWN) stay in capitals in
+both languages: they are what scripts and the exit code speak."""
+
+from __future__ import annotations
+
+HEADINGS: dict[str, tuple[str, str]] = {
+    "fix_badge": ("a known problem with a known fix", "已知问题，有修复方法"),
+    "lead": ("LEAD (not confirmed)", "LEAD（未确认）：可能相关的已知问题"),
+    "unknown": ("UNKNOWN: not a known problem", "UNKNOWN：不是已知问题"),
+    "question_lead": ("LEAD (not confirmed): this reads as a how-to question",
+                      "LEAD（未确认）：这是使用或配置问题"),
+    "question_unknown": ("UNKNOWN: this reads as a how-to question", "UNKNOWN：这是使用或配置问题"),
+    "why_lead": ("Why it is only a lead", "为什么只是线索"),
+    "why_unknown": ("Why there is no fix", "为什么没有修复方法"),
+    "confirm_if": ("It would apply if your log also shows", "如果日志里还有下面这行，它就适用"),
+    "root_error": ("The root error in your log", "日志中的根本错误"),
+    "where_arises": ("Where it arises", "出错位置"),
+    "where_from": ("Where it comes from", "报错来源"),
+    "releases": ("SGLang releases", "SGLang 版本"),
+    "gpu_at_failure": ("GPU memory at the failure", "出错时的显存"),
+    "gpu_after_load": ("GPU memory after loading", "加载后的显存"),
+    "dependency": ("Dependency", "依赖"),
+    "detected": ("Detected", "检测到"),
+    "model_reading": ("The model's reading of the error (not from the knowledge base)",
+                      "模型对错误的解读（不来自知识库）"),
+    "collect_next": ("Collect or try next", "接下来收集或尝试"),
+    "matched": ("Matched in your log", "日志中匹配到"),
+    "what_went_wrong": ("What went wrong", "问题原因"),
+    "fix": ("Fix", "修复步骤"),
+    "verify": ("Verify", "验证"),
+    "verify_next": ("Verify / next", "验证 / 下一步"),
+    "warnings": ("Warnings", "注意"),
+    "checked": ("Checked before display", "显示前已核对"),
+    "sources": ("Sources", "来源"),
+    "similar": ("Similar reports", "相似报告"),
+    "other_candidates": ("Other candidates", "其他候选"),
+}
+
+
+def heading(key: str, language: str = "en") -> str:
+    """The name of a section or outcome in "en" or "zh" (anything else reads as English)."""
+    english, chinese = HEADINGS[key]
+    return chinese if language == "zh" else english
