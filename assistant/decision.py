@@ -208,6 +208,11 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
             # a line every such log prints (`Init torch distributed begin.`), beside a specific
             # error the entry does not explain and words that do not agree: no plausible lead
             related = False
+        elif (not strong and top.meta.get("signatures") and top.signature == 0
+              and _has_log(analysis) and _root_unexplained(top, analysis)):
+            # words alone, beside an error line the entry does not explain and with none of its
+            # own lines in the log: it reads like the paste, it is not about it
+            related = False
     outcome = LEAD if related else UNKNOWN
     capped = min(confidence, 0.59 if outcome == LEAD else 0.3)
     return Decision(outcome, round(capped, 3), tuple(reasons), question,
@@ -309,7 +314,11 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
     kind, outside = None, frozenset()
     if not _explains_root_specifically(top, analysis):
         # (an entry with no error lines, a hang say, is matched by its symptoms alone)
-        if top.signature < SIGNATURE_OK and top.meta.get("signatures") and _has_log(analysis):
+        # a pasted line many failures print (`Segmentation fault: address not mapped ...`) is log
+        # too: with none of the entry's own lines beside it, words alone would carry the answer
+        pasted = [e.text for e in analysis.errors if e.kind in ROOT_KINDS]
+        generic_only = bool(pasted) and all(is_generic(text) for text in pasted)
+        if top.signature < SIGNATURE_OK and top.meta.get("signatures") and (_has_log(analysis) or generic_only):
             seen = _matched_signatures(top)
             yours = (_evidence_for(top, seen[0]) or seen[0]) if seen else ""
             root = root_error(analysis)

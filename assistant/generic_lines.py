@@ -59,6 +59,8 @@ GENERIC_RE = re.compile(
     r"(?:/pytorch/)?aten/src/ATen/native/cuda/\w+\.cu:\d+: [\w()]+: block: \[[\d,]+\], thread: \[[\d,]+\] |"
     r"Assertion `[^`]*(?:index out of bounds|srcIndex < srcSelectDimSize|ind < ind_dim_size)[^`]*` failed\.?|"
     r"Please (?:check|see) the (?:error messages? above|log)|Initialization failed|"
+    # the warm-up's own check, over any status its request got (a proxy's 502, a crashed scheduler's 500)
+    r"assert res\.status_code == 200\b.*|"
     # progress lines every healthy startup prints: they say where a log stopped, never why
     r"(?:Init (?:torch distributed|parallel) (?:begin|ends?)|Load weight (?:begin|end))\.?(?: (?:avail mem|mem usage)=[\d.]+ ?GB)?|"
     r"Capture (?:piecewise )?cuda graph (?:begin|end)\.?|Using model weights format|Memory pool end\.?|"

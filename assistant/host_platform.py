@@ -5,7 +5,8 @@ The GPU vendor (`hardware`) does not say where SGLang was installed: the same `N
 distribution found for sgl-kernel` comes from native Windows, from a Mac and from an ARM server,
 and each has its own fix. An entry about one of them (`os: [windows]`) fits a paste that shows that
 platform — a `C:\\Users\\...` path, a `win_amd64` or `macosx_..._arm64` wheel tag, `aarch64`, a
-GH200 — and not a paste that shows another or none.
+GH200 — and not a paste that shows another or none. An entry about Linux (`os: [linux]`) fits every
+paste but one that shows only Windows or macOS.
 """
 
 from __future__ import annotations
@@ -14,8 +15,12 @@ import re
 
 from assistant.trace import Analysis
 
-PLATFORMS = ("windows", "macos", "aarch64")
-PLATFORM_NAMES = {"windows": "native Windows", "macos": "macOS", "aarch64": "an ARM (aarch64) host"}
+PLATFORMS = ("windows", "macos", "aarch64", "linux")
+PLATFORM_NAMES = {"windows": "native Windows", "macos": "macOS", "aarch64": "an ARM (aarch64) host",
+                  "linux": "Linux"}
+# Linux is where nearly every paste comes from, so it is never looked for: an entry about Linux
+# (`os: [linux]`, e.g. its wheels) fits any paste that does not show only Windows or macOS
+NOT_LINUX = frozenset({"windows", "macos"})
 PLATFORM_HINTS = (
     # WSL is Linux: "Windows Subsystem for Linux" is not native Windows
     ("windows", re.compile(r"\bwin_amd64\b|\bwin32\b|\bWindows\b(?! Subsystem)|\b[A-Z]:\\(?:Users|Program|Python|"
@@ -40,10 +45,17 @@ PLATFORM_KEYS = {
 LOG_LINES = 400
 
 
+# a Mac names its Apple Silicon `arm64` (uname, wheel tags); an ARM Linux server says aarch64
+ARM_SERVER_RE = re.compile(PLATFORM_HINTS[2][1].pattern.replace(r"|\barm64\b", ""), re.I)
+
+
 def platforms_in(text: str) -> frozenset[str]:
     low = text.lower()
-    return frozenset(name for name, regex in PLATFORM_HINTS
-                     if any(key in low for key in PLATFORM_KEYS[name]) and regex.search(text))
+    found = {name for name, regex in PLATFORM_HINTS
+             if any(key in low for key in PLATFORM_KEYS[name]) and regex.search(text)}
+    if {"macos", "aarch64"} <= found and not ARM_SERVER_RE.search(text):
+        found.discard("aarch64")
+    return frozenset(found)
 
 
 _last: tuple[Analysis, frozenset[str]] | None = None
@@ -69,7 +81,7 @@ def platform_conflict(meta: dict, analysis: Analysis) -> str | None:
     if not wanted:
         return None
     shown = paste_platforms(analysis)
-    if shown & set(wanted):
+    if shown & set(wanted) or ("linux" in wanted and not (shown and shown <= NOT_LINUX)):
         return None
     about = " or ".join(PLATFORM_NAMES[p] for p in wanted)
     if shown:

@@ -25,9 +25,13 @@ FAILURE_RE = re.compile(
     # what the user got, shown: "content comes back like: ...", `"usage": null`; "is this a bug?"
     r"(?:comes?|came) back (?:like|as|with)|bugs?|buggy|"
     # asking to be rid of something names it as a failure: "how do I fix 'Address already in use'?"
-    r"fix(?:es|ed|ing)?|solve|resolve|get rid of|work ?around|already in use)\b"
+    r"fix(?:es|ed|ing)?|solve|resolve|get rid of|work ?around|already in use|"
+    # a number the user finds bad: "why is my throughput so low?", "GPU utilization is low"
+    r"(?:so|too|very|really) (?:low|high|slow|long)|"
+    r"low(?:er)? (?:throughput|performance|tokens?/s|tok/s|qps|utili[sz]ation)|"
+    r"(?:throughput|performance|utili[sz]ation|tok/s|tokens/s|qps) (?:is |are |was |stays? )?(?:so |too |very )?low)\b"
     r"|['\"]\s*:\s*(?:null|None)\b"
-    r"|报错|解决|怎么办|启动时报|错误|失败|崩|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回|掉到|掉了|涨了|变差|不生效|没生效|不起作用",
+    r"|报错|解决|怎么办|还是会|仍然|依然|但(?!愿)|启动时报|错误|失败|崩|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回|掉到|掉了|涨了|变差|不生效|没生效|不起作用",
     re.I)
 ASKING_RE = re.compile(
     r"^\s*(?:how|what|which|when|where|why|is|are|can|could|should|does|do|will|would|any)\b(?!['’]t)|"

@@ -5,7 +5,8 @@ during start-up a process killed by the OOM killer was loading weights into host
 hours of `Decode batch` lines it was growing while serving. An entry about one phase declares it
 (`phase: startup` or `phase: serving`); a paste from the other phase then counts against it. A log
 shows it served by SGLang's "ready to roll" line or its scheduler's batch lines, and shows it was
-starting by the start-up progress lines with neither of those.
+starting by the start-up progress lines with neither of those. A paste with no such lines is read
+by what the user says ("it OOMs halfway through loading", "after running for two days").
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from assistant.paste_cache import per_analysis
+from assistant.trace import looks_like_sentence
 
 if TYPE_CHECKING:
     from assistant.trace import Analysis
@@ -22,6 +24,15 @@ PHASES = ("startup", "serving")
 SERVED_BATCHES = 3   # scheduler batch lines that show the server was serving (one may be warm-up)
 STARTUP_RE = re.compile(r"Load weight begin|Loading (?:safetensors|pt) checkpoint shards|Init torch distributed begin|"
                         r"Capture (?:piecewise )?cuda graph begin|Memory pool end|Multi-thread loading shards")
+# what the user says about when it failed, when the log does not show it
+SAID_STARTUP_RE = re.compile(
+    r"\b(?:while|during|when|halfway through|in the middle of|before it finishe[sd]) (?:the )?(?:model )?"
+    r"(?:loading|load(?:ing)? (?:the )?(?:model|weights?|checkpoint))|\bat (?:start-?up|launch)\b|"
+    r"\b(?:during|at) (?:server )?start-?up\b|"
+    r"加载(?:模型|权重)?(?:到一半|时|过程中|的时候)|启动(?:时|的时候|过程中)", re.I)
+SAID_SERVING_RE = re.compile(
+    r"\bafter (?:running|serving|working) (?:fine )?for\b|\bunder (?:heavy |high )?load\b|"
+    r"\bafter (?:\d+|a few|several|many) (?:hours|days|requests)\b|运行一段时间后|跑了一段时间|服务一段时间后", re.I)
 MAX_LINES = 5000
 WORDS = {"startup": "while the server starts (before it served)", "serving": "after the server had been serving"}
 
@@ -38,6 +49,10 @@ def _phase(analysis: "Analysis") -> str | None:
     lines = analysis.masked_lines[:MAX_LINES]
     if any(STARTUP_RE.search(line) for line in lines):
         return "startup"
+    words = " ".join((analysis.question, *(line for line in analysis.plain_lines[:40] if looks_like_sentence(line))))
+    said_startup, said_serving = SAID_STARTUP_RE.search(words), SAID_SERVING_RE.search(words)
+    if bool(said_startup) != bool(said_serving):
+        return "startup" if said_startup else "serving"
     return None
 
 
@@ -46,7 +61,10 @@ def phase_conflict(meta: dict, analysis: "Analysis") -> str | None:
     shown = paste_phase(analysis) if wanted else None
     if not shown or shown == wanted:
         return None
-    evidence = ("it printed `ready to roll` or batch lines" if shown == "serving"
-                else "it shows start-up progress and never served")
+    if analysis.ready or analysis.serving_lines or any(STARTUP_RE.search(line) for line in analysis.masked_lines[:MAX_LINES]):
+        evidence = ("it printed `ready to roll` or batch lines" if shown == "serving"
+                    else "it shows start-up progress and never served")
+    else:
+        evidence = "as you describe it"
     return f"This entry is about failures {WORDS[wanted]}; your log fails {WORDS[shown]} ({evidence})."
 

@@ -82,6 +82,9 @@ QUOTED_EXCEPTION_RE = re.compile(
     r"[^`\"\u201d\u300d]{8,}?)(?=[`\"\u201d\u300d]|\s*$)")
 WRAPPER_RE = re.compile(r"^(?:\w+(?:Error|Exception): )?(?:Capture cuda graph failed|Scheduler hit an exception|"
                         r"Scheduler hit an exception in \w+): (.+)$")
+# an exception whose message is only where it happened (triton's `CompilationError: at 131:21:`):
+# the lines below it hold the source excerpt and then what went wrong
+LOCATION_HEADER_RE = re.compile(r"^(?:\w+\.)*\w*(?:Error|Exception): at \d+:\d+:\s*$")
 QUOTE_MARK_RE = re.compile(r"^\s*(?:>\s?)+")
 # the level field of a logging line at DEBUG: "- name - DEBUG - msg", "DEBUG:root:msg", "[DEBUG] msg"
 DEBUG_LEVEL_RE = re.compile(r"^(?:-\s+)?(?:[\w.:]+\s+-\s+)?\[?DEBUG\]?(?:\s+-\s+|:|\s)")
@@ -503,6 +506,8 @@ def _feed(raw: str, st: _State) -> None:
             st.frames_done = True
         if st.tb_frames and len(st.tracebacks) < MAX_TRACEBACKS:
             st.tracebacks.append((st.total, tuple(st.tb_frames), tuple(st.tb_files)))
+    if kind == "exception" and LOCATION_HEADER_RE.match(text):
+        kind = "consequence"   # triton prints the source excerpt, then the error, below this header
     inner = WRAPPER_RE.match(text)
     if inner and inner.group(1).strip():
         # the wrapper names where it failed, the inner error says why: match on both, rank the inner first

@@ -13,7 +13,7 @@ from tests.conftest import REPO
 ENTRIES = load_entries(REPO / "kb" / "entries")
 PLATFORM_LINE = {"amd": "8x MI300X, ROCm 6.3", "musa": "MTT S4000 (Moore Threads), MUSA 4.0", "ascend": "Ascend 910B NPU, CANN 8.0"}
 OS_LINE = {"windows": "Windows 11, Python 3.11", "macos": "macOS 15 on a MacBook Pro (Apple M3)",
-           "aarch64": "GH200 (aarch64), Ubuntu 24.04"}
+           "aarch64": "GH200 (aarch64), Ubuntu 24.04", "linux": "Ubuntu 20.04 (x86_64)"}
 ENGINE_LINE = "python3 -m sgl_jax.launch_server on a TPU v6e-8"
 
 
