@@ -223,6 +223,8 @@ def _classify(line: str) -> str | None:
         return None   # "results in error:", "I got the following error:": the error is the next line
     if _INTRO_TAIL_RE.search(line):
         return None   # "`python -m sglang.launch_server ...` fails with": the error is the next line
+    if PROBE_SPEC_RE.match(line):
+        return None   # `kubectl describe`'s probe settings (`Liveness: http-get ... timeout=5s`) are configuration
     if "-" in line:
         line = FLAG_NAME_RE.sub(" ", line)
     if FATAL_RE.search(line):
@@ -234,6 +236,7 @@ def _classify(line: str) -> str | None:
     return None
 
 
+PROBE_SPEC_RE = re.compile(r"^\s*(?:Liveness|Readiness|Startup):\s+(?:http-get|exec|tcp-socket|grpc)\b")
 _PRIORITY = {"exception": 0, "fatal": 1, "warning": 2, "consequence": 3}
 # SGLang's request log lines (`--log-requests`): `Receive: obj=GenerateReqInput(... text='...')`,
 # `Finish: obj=..., out={'text': '...'}`; what they quote is a prompt or an answer

@@ -106,3 +106,23 @@ def test_a_why_question_about_a_bad_number_is_a_report(assistant):
         "--disable-radix-cache --disable-cuda-graph")
     assert not answer.question
     assert answer.matches[0].id == "throughput-below-expectations-benchmark-triage"
+
+
+LIVENESS_KILL_WHILE_LOADING = """\
+$ kubectl describe pod qwen-sglang-6b7c9d-x2 -n llm
+    Liveness:   http-get http://:30000/health delay=60s timeout=5s period=10s #success=1 #failure=3
+    Last State:     Terminated
+      Reason:       Error
+      Exit Code:    137
+Events:
+  Warning  Unhealthy  4m2s (x6 over 13m)    kubelet  Liveness probe failed: Get "http://10.244.3.17:30000/health": dial tcp 10.244.3.17:30000: connect: connection refused
+  Normal   Killing    4m2s (x2 over 12m)    kubelet  Container sglang failed liveness probe, will be restarted
+$ kubectl logs qwen-sglang-6b7c9d-x2 --previous | tail -1
+Loading safetensors checkpoint shards:  25% Completed | 4/16 [01:10<03:30, 17.5s/it]
+"""
+
+
+def test_a_probe_setting_is_configuration_and_the_probe_kill_has_its_entry(assistant):
+    answer = assistant.answer(LIVENESS_KILL_WHILE_LOADING)
+    assert "Liveness:   http-get" not in (answer.primary_error or "")
+    assert answer.outcome == "fix" and answer.matches[0].id == "k8s-liveness-probe-restarts-sglang-while-loading"
