@@ -11,6 +11,8 @@ error is emitted (`origin`) and, for a dependency problem, the pin of the user's
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import asdict, dataclass, field
 
 from assistant.commands import sglang_names
@@ -34,6 +36,7 @@ from assistant.trace import Environment
 
 FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
 NOT_FROM_KB = "not from the knowledge base"
+SEED_MARK_RE = re.compile(r"\s*\(seeds? \d{3}(?:[,/ ]+\d{3})*\)")
 CAUTION_PREFIX = "! Caution:"   # the risk of a step, printed under its commands
 
 COLLECT_NEXT = [
@@ -296,7 +299,9 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
         warnings.append(f"This entry's confidence is {meta['confidence']}: the fix is a workaround "
                         "or comes from an open issue; verify it on your setup.")
     for wrong in meta.get("wrong_advice", []):
-        warnings.append(f"Wrong advice: {wrong['claim']} — {wrong['fact']}")
+        # "(seed 001)" names the KB's source document, which the user has never seen
+        claim = SEED_MARK_RE.sub("", wrong["claim"])
+        warnings.append(f"Wrong advice in circulation: {claim} — {wrong['fact']}")
     warnings += dropped
     citations = [f"kb:{top.unit_id}"] + [s.get("url") or f"seed:{s.get('seed')}" for s in meta.get("sources", [])]
     return Answer(matches=matches, abstained=False, diagnosis=diagnosis, fix=fix, warnings=warnings,

@@ -45,7 +45,7 @@ from assistant.origin import relayed
 from assistant.origin_check import origin_agrees, raised_where_declared
 from assistant.paste_cache import per_analysis
 from assistant.phase import phase_conflict
-from assistant.provenance import paste_origin
+from assistant.provenance import paste_origin, paste_symbol
 from assistant.release_range import OLDEST_RELEASE, ends_before, of_known_releases, release_range, scope_fits
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import mask, tokenize
@@ -126,7 +126,8 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
         return first
     top = hits[0]
     if first.outcome == FIX:
-        if top.kind != "entry" or _specific_signatures(top) or declared_site_line(top.meta, analysis):
+        if (top.kind != "entry" or _specific_signatures(top) or declared_site_line(top.meta, analysis)
+                or declared_symbol_line(top.meta, analysis)):
             return first
 
         def eligible(hit) -> bool:
@@ -136,15 +137,45 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
     else:
         def eligible(hit) -> bool:
             # the top entry says the lines it matched relay a failure shown elsewhere: an entry
-            # matching only those same lines cannot name that failure either
-            return not first.diagnosis or bool(set(hit.evidence) - set(top.evidence))
+            # matching only those same lines cannot name that failure either, unless on one of them
+            # it matched words of its own after the relay's (`Failed to load LoRA adapter sql:
+            # Cannot find target module name ...`)
+            return not first.diagnosis or bool(set(hit.evidence) - set(top.evidence)) or _says_after(top, hit)
     for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
         if hit.kind != "entry" or hit.signature < SIGNATURE_OK or not eligible(hit):
             continue
         alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
         if alt.outcome == FIX:
             return replace(alt, top=i)
+    if first.outcome == UNKNOWN and first.failing_components:
+        # the top was ruled out by where the error arises (an OOM inside the vision tower is no
+        # KV-pool OOM); a runner-up about that component is the lead, if it holds up on its own
+        for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
+            if hit.kind != "entry" or not set(first.failing_components) & entry_components(hit.meta):
+                continue
+            alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
+            if alt.outcome == LEAD:
+                return replace(alt, top=i)
     return first
+
+
+EXCEPTION_CLASS_RE = re.compile(r"^[\w.]*(?:error|exception):\s*")
+
+
+def _says_after(top, hit) -> bool:
+    """On a line the top matched with a relay's words, the hit matched a specific line of its own
+    in what follows them (the reason after `Failed to load LoRA adapter sql:`)."""
+    relays = [masked_signature(sig)[0].rstrip(" :") for sig in _matched_signatures(top)]
+    # the relay quotes the reason without its exception class (`... adapter sql: Cannot find ...`)
+    own = [EXCEPTION_CLASS_RE.sub("", masked_signature(sig)[0]) for sig in _specific_signatures(hit)]
+    for line in top.evidence:
+        masked_line = mask(line).lower()
+        for relay in relays:
+            at = masked_line.find(relay) if relay else -1
+            rest = masked_line[at + len(relay):] if at >= 0 else ""
+            if any(sig and sig in rest for sig in own):
+                return True
+    return False
 
 
 def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, idf=None) -> Decision:
@@ -689,11 +720,13 @@ GENERIC_IDENTIFIERS = frozenset({"--model-path", "--tp", "--tp-size", "--port", 
 
 def root_error(analysis: Analysis):
     """The first error that reads like a log line (an exception, or a fatal line that is not a
-    sentence of the user's); one the server went on serving after is not the root while another is."""
-    for e in analysis.stopping_errors:
-        if e.kind == "exception" or (e.kind == "fatal" and not looks_like_sentence(e.text)):
-            return e
-    return None
+    sentence of the user's) and is not a client's relay of another; one the server went on serving
+    after is not the root while another is."""
+    roots = [e for e in analysis.stopping_errors
+             if e.kind == "exception" or (e.kind == "fatal" and not looks_like_sentence(e.text))]
+    # a client's or Ray's relay of the server's error (`httpx.HTTPStatusError: ... 500`) pasted
+    # above the server's own traceback is not where it failed
+    return next((e for e in roots if not relayed(e.text)), roots[0] if roots else None)
 
 
 def _frames_only(top, analysis: Analysis) -> str | None:
@@ -712,7 +745,32 @@ def _frames_only(top, analysis: Analysis) -> str | None:
                                                       for e in analysis.stopping_errors)):
         return None   # the error is told in the user's words (a title): the frames are the log's part
     matched_error = any(m == e or (len(m) > 20 and m in e) for m in top.evidence for e in errors)
-    return None if matched_error else specific_matched[0]
+    if matched_error:
+        return None
+    # where an error of the entry's own kind was raised says which case it is (the OOM of the
+    # request-to-token table); another kind raised at the same call (`_cuda_setDevice`) is not it
+    same_kind = root is not None and bool(entry_kinds(top.meta) & kinds_in(root.text))
+    if same_kind and any(_raised_at(m, analysis) for m in specific_matched):
+        return None
+    return specific_matched[0]
+
+
+RAISED_AT_LINES = 3   # the innermost frame, its source line, a caret line: then the error
+
+
+def _raised_at(line: str, analysis: Analysis) -> bool:
+    """The frame line is where the root error was raised: the error follows right under it (an
+    allocation that failed in `self.req_to_token = torch.zeros(` is that table's, while an OOM
+    that merely passed through the LM head is not the LM head's)."""
+    masked, lines = mask(line), analysis.masked_lines
+    roots = {mask(e.text) for e in analysis.stopping_errors if e.kind in ROOT_KINDS}
+    for i, candidate in enumerate(lines[:5000]):
+        if candidate != masked:
+            continue
+        after = [ln for ln in lines[i + 1:i + 1 + RAISED_AT_LINES] if ln.strip(" ^~")]
+        if after and after[0] in roots:
+            return True
+    return False
 
 
 def declared_site_line(meta: dict, analysis: Analysis) -> str | None:
@@ -726,10 +784,33 @@ def declared_site_line(meta: dict, analysis: Analysis) -> str | None:
     return root.masked
 
 
+def declared_symbol_line(meta: dict, analysis: Analysis) -> str | None:
+    """The root error (masked), when the entry is about another package calling SGLang names of
+    another release (`caller_needs_other_release`) and the root error is one: a name the symbol
+    registry shows other releases have (the user's lacks it, or its release is not known), reached
+    from a frame outside SGLang (the importing or calling code)."""
+    if not meta.get("caller_needs_other_release"):
+        return None
+    root = root_error(analysis)
+    history = paste_symbol(analysis)
+    if root is None or history is None or history.kind == "model" or not history.fitting_releases:
+        return None
+    if history.user_version_fits():
+        return None   # the user's release has what the caller wants: another copy is loaded
+    files = [f for f in analysis.frame_files if not VERSION_CHECKER_RE.search(f)]
+    if not files or SGLANG_FILE_RE.search(files[-1]):
+        return None
+    return root.masked
+
+
+# a frame in SGLang's own package (installed or a source checkout)
+SGLANG_FILE_RE = re.compile(r"[/\\]sglang[/\\](?:srt|lang|api|utils|launch_server|cli|multimodal_gen)\b|[/\\]sglang[/\\][\w]+\.py$")
+
+
 def _explains_root_specifically(top, analysis: Analysis) -> bool:
     if top.signature < SIGNATURE_OK:
         return False
-    if declared_site_line(top.meta, analysis) is not None:
+    if declared_site_line(top.meta, analysis) is not None or declared_symbol_line(top.meta, analysis) is not None:
         return True
     root = root_error(analysis)
     if not _specific_signatures(top):

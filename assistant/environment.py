@@ -15,6 +15,8 @@ from assistant.commands import launch_command_flags
 
 _VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+|\.dev\d+)?)"
 SGLANG_VERSION_RES = [
+    # "worked with sglang 0.4.6.post5; after pip install -U sglang (now 0.5.3)": the release it runs now
+    re.compile(r"\bsglang\b[^\n]{0,80}?\bnow\s+(?:on\s+|at\s+)?v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)\b", re.I),
     # "upgraded sglang from 0.4.6 to 0.5.9": the release it runs now
     re.compile(r"\bsglang\s+(?:from\s+v?\d+\.\d+\S*\s+)?to\s+" + _VERSION + r"\b", re.I),
     re.compile(r"\bsglang(?![-_](?:router|kernel))\s*(?:==|:|\s)\s*" + _VERSION + r"\b", re.I),
@@ -68,7 +70,9 @@ HARDWARE_HINTS = [
     # HDK is Ascend's driver and firmware kit, HCCL its collective library, 910A/B/C its chips
     ("ascend", re.compile(r"\bAscend\b|\bNPU\b|npu-smi|\bCANN(?:\b|(?=\d))|\bAtlas \d|\bHDK\b|\bHCCL(?:\b|_)|"
                           r"\b910[ABC]\d?\b|昇腾", re.I)),
-    ("amd", re.compile(r"\bROCm(?:\b|(?=\d))|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi", re.I)),
+    # the HSA runtime's own fault report (`Memory access fault by GPU node-5 (Agent handle: ...)`) is ROCm's
+    ("amd", re.compile(r"\bROCm(?:\b|(?=\d))|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi|"
+                       r"Memory access fault by GPU node-\d", re.I)),
     ("nvidia", re.compile(r"\bNVIDIA\b|\bCUDA\b|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b", re.I)),
 ]
 # Cheap prefilters (plain substring tests, ~0.1 us each) in front of the case-insensitive regexes
@@ -81,7 +85,7 @@ HARDWARE_HINTS = [
 HARDWARE_KEYS = {
     "musa": ("musa", "mtgpu", "mtt", "mccl", "mtshmem", "mt_peermem", "moore threads"),
     "ascend": ("ascend", "npu", "cann", "atlas", "hdk", "hccl", "555a", "555b", "555c"),
-    "amd": ("rocm", "hip", "mi", "aiter", "gfx5", "hsa_status"),
+    "amd": ("rocm", "hip", "mi", "aiter", "gfx5", "hsa_status", "memory access fault by gpu node"),
     "nvidia": ("nvidia", "cuda", "nccl", "h555", "a555", "h55", "b555"),
 }
 OTHER_SOFTWARE_KEYS = (

@@ -41,6 +41,8 @@ GENERIC_RE = re.compile(
     r"Scheduler hit an exception|(?:Scheduler or DataParallelController|DataParallelController|Scheduler)(?= \d| terminated)|terminated with -?\d+|Received sigquit from a child process?\.?|"
     r"It usually means (?:the|one) child failed\.?|SIGQUIT received\.?(?: signum=\w+, frame=\w+\.?)?|^Message:|Child process unexpectedly failed|Killed|SIGKILL|"
     r"Health check failed|(?:Connection|Read|Request) (?:refused|reset|timed out|closed)(?: by peer)?|"
+    # gloo's socket layer, where a surviving rank notices that another rank died
+    r"\[[^\]\s]*gloo/transport/tcp/\w+\.cc:\d+\]|"
     # an HTTP client that reached no server, or a proxy with nothing behind it: says the server was
     # not there, never why
     r"All connection attempts failed|\b50[234] (?:Service Unavailable|Bad Gateway|Gateway Time-?out)|"

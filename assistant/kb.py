@@ -95,6 +95,9 @@ class Entry:
     # not each message (assistant.origin_check)
     raised_in: tuple[str, ...] = ()
     phase: str | None = None   # startup | serving: when the failure it is about happens (assistant.phase)
+    # another package imports or calls an SGLang name that the user's release lacks and other
+    # releases have: the entry explains any such error, named or not (assistant.decision)
+    caller_needs_other_release: bool = False
 
 
     @property
@@ -236,7 +239,8 @@ def parse_entry(text: str, path: str = "") -> Entry:
             raise EntryError(f"missing required field '{key}'")
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
-             "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal", "raised_in", "phase"}
+             "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal", "raised_in", "phase",
+             "caller_needs_other_release"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -277,6 +281,9 @@ def parse_entry(text: str, path: str = "") -> Entry:
     diagnosis = meta.get("diagnosis", False)
     if not isinstance(diagnosis, bool):
         raise EntryError("'diagnosis' must be true or false")
+    caller_needs_other_release = meta.get("caller_needs_other_release", False)
+    if not isinstance(caller_needs_other_release, bool):
+        raise EntryError("'caller_needs_other_release' must be true or false")
     versions = meta.get("versions") or {}
     if not isinstance(versions, dict):
         raise EntryError("'versions' must be a mapping with 'affected' and/or 'fixed'")
@@ -321,6 +328,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         exit_signal=exit_signal,
         raised_in=raised_in,
         phase=phase,
+        caller_needs_other_release=caller_needs_other_release,
         cause_zh=" ".join(str(meta.get("cause_zh") or "").split()),
     )
 

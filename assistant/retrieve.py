@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from assistant.decision import SIGNATURE_OK, Decision, decide, declared_site_line, scope_conflict
+from assistant.decision import SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, scope_conflict
 from assistant.generic_lines import is_generic
 from assistant.glossary import english_terms
 from assistant.gpu_memory import paste_gpu_memory
@@ -353,14 +353,17 @@ class Retriever:
                        if (gate is None or gate in words) and msig in joined})
 
     def _declared_site_units(self, analysis: Analysis) -> dict[int, str]:
-        """Rows of the entries whose declared site (`raised_in`) raised the root error, with the
-        root line: candidates however the fused scores rank them."""
+        """Rows of the entries whose declared site (`raised_in`) raised the root error, or whose
+        declared class (`caller_needs_other_release`) it belongs to, with the root line:
+        candidates however the fused scores rank them."""
         if self._declaring is None:
             self._declaring = [row for row, unit in enumerate(self.index.units)
-                               if unit.kind == "entry" and unit.meta.get("raised_in")]
+                               if unit.kind == "entry" and (unit.meta.get("raised_in")
+                                                            or unit.meta.get("caller_needs_other_release"))]
         found = {}
         for row in self._declaring:
-            line = declared_site_line(self.index.units[row].meta, analysis)
+            meta = self.index.units[row].meta
+            line = declared_site_line(meta, analysis) or declared_symbol_line(meta, analysis)
             if line is not None:
                 found[row] = line
         return found

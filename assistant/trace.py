@@ -47,7 +47,7 @@ FATAL_RE = re.compile(
     r"undefined symbol|[Ff]ailed to|failed\b|Health check failed|is not alive|Connection refused|"
     r"Connection closed|Address already in use|[Aa]ssertion|illegal memory access|"
     r"no kernel image|not enough memory|Not enough memory|Please install|"
-    r"hipError|HSA_STATUS_ERROR|musa failed|mtshmem|No Device found|Bootstrap:|is not divisible|"
+    r"hipError|HSA_STATUS_ERROR|Memory access fault by GPU|musa failed|mtshmem|No Device found|Bootstrap:|is not divisible|"
     r"not aligned|is deprecated|could be dead|might be dead|is longer than|exceeds|"
     # SGLang's grammar backends log a constraint they cannot compile with the exception's repr
     # (`Hit invalid ebnf: key_string=..., e=RuntimeError('EBNF parse error ...')`)
