@@ -120,7 +120,8 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
     fits, the runner-up is the fix: `Decision.top` says which hit the decision is about. A fix that
     rests only on lines many failures print (`unhandled system error`) gives way the same way to a
     runner-up that matched a line telling the case apart (NCCL's `socketStartConnect: Connect to
-    ... failed` above it): the specific line says which failure it was."""
+    ... failed` above it): the specific line says which failure it was. With no fit at the top, a
+    runner-up about the component where the error arises may still be the lead."""
     first = _decide_top(hits, tokens, index, analysis, idf)
     if analysis is None or first.question:
         return first
@@ -148,8 +149,8 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
         if alt.outcome == FIX:
             return replace(alt, top=i)
     if first.outcome == UNKNOWN and first.failing_components:
-        # the top was ruled out by where the error arises (an OOM inside the vision tower is no
-        # KV-pool OOM); a runner-up about that component is the lead, if it holds up on its own
+        # the top does not fit (an OOM raised inside the vision tower is no KV-pool OOM): a
+        # runner-up about the component where the error arises is the lead, if it holds up on its own
         for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
             if hit.kind != "entry" or not set(first.failing_components) & entry_components(hit.meta):
                 continue
@@ -804,7 +805,7 @@ def declared_symbol_line(meta: dict, analysis: Analysis) -> str | None:
 
 
 # a frame in SGLang's own package (installed or a source checkout)
-SGLANG_FILE_RE = re.compile(r"[/\\]sglang[/\\](?:srt|lang|api|utils|launch_server|cli|multimodal_gen)\b|[/\\]sglang[/\\][\w]+\.py$")
+SGLANG_FILE_RE = re.compile(r"[/\\]sglang[/\\](?:srt|lang|api|utils|launch_server|cli|multimodal_gen)\b|[/\\]sglang[/\\]\w+\.py$")
 
 
 def _explains_root_specifically(top, analysis: Analysis) -> bool:

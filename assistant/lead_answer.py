@@ -214,10 +214,10 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         top = matches[0]
         diagnosis = say(("This reads as a how-to or configuration question, not an error report, so no "
                          f"fix is given. Related reading: {top.title} ({_reference(top)}).",
-                         f"这是使用或配置问题，不是错误报告，所以不给修复步骤。相关阅读：{top.title}（{_reference(top)}）。"))
+                         f"这是使用或配置问题，不是错误报告，所以不给修复步骤。相关阅读：{top.title_zh or top.title}（{_reference(top)}）。"))
         links = [s for s in top.sources if s.startswith(("http://", "https://"))][:2]
         steps = [say((f"Read {_reference(top)} ({top.title}) and its sources.",
-                      f"阅读 {_reference(top)}（{top.title}）及其来源。"))]
+                      f"阅读 {_reference(top)}（{top.title_zh or top.title}）及其来源。"))]
         steps += [say((f"Source: {url}", f"来源：{url}")) for url in links]
         steps.append(say(ASK_FOR_ERROR))
         return NotConfirmed(outcome, diagnosis, steps, **known)
@@ -228,21 +228,21 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
                 f"Your error is a check SGLang makes ({decision.checked_at}) of the kind \"{top.title}\" "
                 f"({_reference(top)}) is about, but not one it lists: the message itself names what "
                 "to change, and the steps below say how to read it.",
-                f"你的错误来自 SGLang 的一项检查（{decision.checked_at}），属于“{top.title}”（{_reference(top)}）"
+                f"你的错误来自 SGLang 的一项检查（{decision.checked_at}），属于“{top.title_zh or top.title}”（{_reference(top)}）"
                 "讲的那一类，但不是它列出的那几项：报错信息本身说明了要改什么，下面的步骤说明如何解读。"))
         elif analysis.errors:
             diagnosis = say((
                 f"Not the cause yet: \"{top.title}\" ({_reference(top)}) says what your error line "
                 "means and how to find the failure behind it. That failure is not in your paste, so "
                 "no fix is given; the steps below find it.",
-                f"还不是原因：“{top.title}”（{_reference(top)}）说明了你的错误行是什么意思，以及如何找到它背后的故障。"
+                f"还不是原因：“{top.title_zh or top.title}”（{_reference(top)}）说明了你的错误行是什么意思，以及如何找到它背后的故障。"
                 "那个故障不在你贴的内容里，所以不给修复步骤；下面的步骤用来找到它。"))
         else:
             diagnosis = say((
                 f"Not the cause yet: \"{top.title}\" ({_reference(top)}) is about what you describe and "
                 "says how to find what is behind it. Your paste shows no error line, so no fix is given; "
                 "the steps below find where it goes wrong.",
-                f"还不是原因：“{top.title}”（{_reference(top)}）与你描述的情况有关，并说明了如何找到背后的原因。"
+                f"还不是原因：“{top.title_zh or top.title}”（{_reference(top)}）与你描述的情况有关，并说明了如何找到背后的原因。"
                 "你贴的内容里没有错误行，所以不给修复步骤；下面的步骤用来找到出错的地方。"))
         steps = diagnostic_steps(retrieval.hits[0].meta, version, registry, analysis.masked_lines)
         if not decision.checked_at:
@@ -254,7 +254,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         what = say(UNIT_KINDS.get(top.kind, ("document", "文档")))
         diagnosis = say((f"Not confirmed: the closest known problem is the {what} \"{top.title}\" "
                          f"({_reference(top)}), but it does not fit your log well enough to be the fix.",
-                         f"未确认：最接近的已知问题是{what}“{top.title}”（{_reference(top)}），"
+                         f"未确认：最接近的已知问题是{what}“{top.title_zh or top.title}”（{_reference(top)}），"
                          "但它和你的日志不够吻合，不能当作修复方法。"))
         symptom = confirm_symptom(retrieval.hits[0]) if not confirm else None
         if confirm:
