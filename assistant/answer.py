@@ -112,12 +112,16 @@ class Answer:
         if self.outcome != FIX:
             self.abstained = True
 
+    def label(self, key: str) -> str:
+        """A section's name in the reader's language (`assistant.wording`)."""
+        return heading(key, self.reader_language)
+
     @property
     def headline(self) -> str:
         """The outcome in words, the first thing every surface shows."""
         if self.question:
-            return heading("question_lead" if self.outcome == LEAD else "question_unknown", self.reader_language)
-        return heading(self.outcome, self.reader_language) if self.outcome in (LEAD, UNKNOWN) else "FIX"
+            return self.label("question_lead" if self.outcome == LEAD else "question_unknown")
+        return self.label(self.outcome) if self.outcome in (LEAD, UNKNOWN) else "FIX"
 
     def to_json(self) -> dict:
         return {

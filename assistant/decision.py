@@ -46,7 +46,7 @@ from assistant.origin_check import origin_agrees, raised_where_declared
 from assistant.paste_cache import per_analysis
 from assistant.phase import phase_conflict
 from assistant.provenance import paste_origin, paste_symbol
-from assistant.release_range import OLDEST_RELEASE, ends_before, of_known_releases, release_range, scope_fits
+from assistant.release_range import OLDEST_RELEASE, ends_before, module_of, of_known_releases, release_range, scope_fits
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence
@@ -142,22 +142,26 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
             # it matched words of its own after the relay's (`Failed to load LoRA adapter sql:
             # Cannot find target module name ...`)
             return not first.diagnosis or bool(set(hit.evidence) - set(top.evidence)) or _says_after(top, hit)
-    for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
-        if hit.kind != "entry" or hit.signature < SIGNATURE_OK or not eligible(hit):
-            continue
-        alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
-        if alt.outcome == FIX:
-            return replace(alt, top=i)
-    if first.outcome == UNKNOWN and first.failing_components:
+    promoted = _runner_up(hits, FIX, lambda hit: hit.signature >= SIGNATURE_OK and eligible(hit),
+                          tokens, index, analysis, idf)
+    if promoted is None and first.outcome == UNKNOWN and first.failing_components:
         # the top does not fit (an OOM raised inside the vision tower is no KV-pool OOM): a
         # runner-up about the component where the error arises is the lead, if it holds up on its own
-        for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
-            if hit.kind != "entry" or not set(first.failing_components) & entry_components(hit.meta):
-                continue
-            alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
-            if alt.outcome == LEAD:
-                return replace(alt, top=i)
-    return first
+        promoted = _runner_up(hits, LEAD, lambda hit: bool(set(first.failing_components) & entry_components(hit.meta)),
+                              tokens, index, analysis, idf)
+    return promoted or first
+
+
+def _runner_up(hits, outcome: str, eligible, tokens, index: Index, analysis: Analysis, idf) -> Decision | None:
+    """The decision about the first close runner-up entry that `eligible` admits and that, put
+    first, comes out as `outcome`; None when none does."""
+    for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
+        if hit.kind != "entry" or not eligible(hit):
+            continue
+        alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
+        if alt.outcome == outcome:
+            return replace(alt, top=i)
+    return None
 
 
 EXCEPTION_CLASS_RE = re.compile(r"^[\w.]*(?:error|exception):\s*")
@@ -166,17 +170,21 @@ EXCEPTION_CLASS_RE = re.compile(r"^[\w.]*(?:error|exception):\s*")
 def _says_after(top, hit) -> bool:
     """On a line the top matched with a relay's words, the hit matched a specific line of its own
     in what follows them (the reason after `Failed to load LoRA adapter sql:`)."""
-    relays = [masked_signature(sig)[0].rstrip(" :") for sig in _matched_signatures(top)]
     # the relay quotes the reason without its exception class (`... adapter sql: Cannot find ...`)
     own = [EXCEPTION_CLASS_RE.sub("", masked_signature(sig)[0]) for sig in _specific_signatures(hit)]
+    return any(sig and sig in rest for _, rest in _after_matched_headers(top) for sig in own)
+
+
+def _after_matched_headers(top):
+    """(line, rest) for each line the entry matched and each of its matched signatures found on it:
+    the masked text after that signature, read as a header (`Capture cuda graph failed:`)."""
+    headers = [masked_signature(sig)[0].rstrip(" :") for sig in _matched_signatures(top)]
     for line in top.evidence:
         masked_line = mask(line).lower()
-        for relay in relays:
-            at = masked_line.find(relay) if relay else -1
-            rest = masked_line[at + len(relay):] if at >= 0 else ""
-            if any(sig and sig in rest for sig in own):
-                return True
-    return False
+        for header in headers:
+            at = masked_line.find(header) if header else -1
+            if at >= 0:
+                yield line, masked_line[at + len(header):]
 
 
 def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, idf=None) -> Decision:
@@ -606,21 +614,17 @@ def _unexplained_wrapped_message(top) -> str | None:
     if top.signature < SIGNATURE_OK or _specific_signatures(top):
         return None
     # a header that ends in its own colon (`Capture cuda graph failed:`) is followed by the message
-    headers = [masked_signature(sig)[0].rstrip(" :") for sig in _matched_signatures(top)]
-    for line in top.evidence:
-        masked_line = mask(line).lower()
-        for masked in headers:
-            at = masked_line.find(masked)
-            found = WRAPPED_MESSAGE_RE.match(masked_line[at + len(masked):]) if at >= 0 and masked else None
-            if not found:
-                continue
-            message = found.group(1)
-            # what the message says beyond generic phrases (`CUDA out of memory. Tried to allocate ...`)
-            words = " ".join(specific_words(message))
-            if tokenize(words) and _line_coverage(top.meta, words) < ROOT_COVERAGE_OK:
-                # the user's own words, not the masked ones
-                return next((line[m.end():] for m in re.finditer(r":\s*", line)
-                             if mask(line[m.end():]).lower() == message), message)
+    for line, rest in _after_matched_headers(top):
+        found = WRAPPED_MESSAGE_RE.match(rest)
+        if not found:
+            continue
+        message = found.group(1)
+        # what the message says beyond generic phrases (`CUDA out of memory. Tried to allocate ...`)
+        words = " ".join(specific_words(message))
+        if tokenize(words) and _line_coverage(top.meta, words) < ROOT_COVERAGE_OK:
+            # the user's own words, not the masked ones
+            return next((line[m.end():] for m in re.finditer(r":\s*", line)
+                         if mask(line[m.end():]).lower() == message), message)
     return None
 
 
@@ -799,13 +803,9 @@ def declared_symbol_line(meta: dict, analysis: Analysis) -> str | None:
     if history.user_version_fits():
         return None   # the user's release has what the caller wants: another copy is loaded
     files = [f for f in analysis.frame_files if not VERSION_CHECKER_RE.search(f)]
-    if not files or SGLANG_FILE_RE.search(files[-1]):
-        return None
+    if not files or module_of(files[-1]) is not None:
+        return None   # no caller shown, or the innermost frame is SGLang's own code
     return root.masked
-
-
-# a frame in SGLang's own package (installed or a source checkout)
-SGLANG_FILE_RE = re.compile(r"[/\\]sglang[/\\](?:srt|lang|api|utils|launch_server|cli|multimodal_gen)\b|[/\\]sglang[/\\]\w+\.py$")
 
 
 def _explains_root_specifically(top, analysis: Analysis) -> bool:

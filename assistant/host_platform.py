@@ -21,6 +21,10 @@ PLATFORM_NAMES = {"windows": "native Windows", "macos": "macOS", "aarch64": "an 
 # Linux is where nearly every paste comes from, so it is never looked for: an entry about Linux
 # (`os: [linux]`, e.g. its wheels) fits any paste that does not show only Windows or macOS
 NOT_LINUX = frozenset({"windows", "macos"})
+# an ARM Linux server (GH200, Jetson, Graviton) says aarch64 or names its hardware
+ARM_SERVER = (r"\baarch64\b|\bsbsa\b|\bG[BH]\d00\b|\bGB10\b|Grace (?:Hopper|Blackwell)|\bJetson\b|"
+              r"\bDGX Spark\b|\bNeoverse\b|\bGraviton\b")
+ARM_SERVER_RE = re.compile(ARM_SERVER, re.I)
 PLATFORM_HINTS = (
     # WSL is Linux: "Windows Subsystem for Linux" is not native Windows
     ("windows", re.compile(r"\bwin_amd64\b|\bwin32\b|\bWindows\b(?! Subsystem)|\b[A-Z]:\\(?:Users|Program|Python|"
@@ -28,8 +32,8 @@ PLATFORM_HINTS = (
                            r"\bcmd\.exe\b|Visual Studio|\bMSVC\b", re.I)),
     ("macos", re.compile(r"\bmacOS\b|\bmacosx_\d|\bDarwin\b|(?<![\w/])/Users/[^/\s]+/|/opt/homebrew/|"
                          r"\bApple (?:M\d|Silicon)\b|\bMacBook\b|\bMac (?:Studio|mini|Pro)\b", re.I)),
-    ("aarch64", re.compile(r"\baarch64\b|\bsbsa\b|\bG[BH]\d00\b|\bGB10\b|Grace (?:Hopper|Blackwell)|\bJetson\b|"
-                           r"\bDGX Spark\b|\bNeoverse\b|\bGraviton\b|\barm64\b", re.I)),
+    # a Mac names its Apple Silicon `arm64` too (uname, wheel tags): ARM_SERVER_RE tells them apart
+    ("aarch64", re.compile(ARM_SERVER + r"|\barm64\b", re.I)),
 )
 
 
@@ -43,10 +47,6 @@ PLATFORM_KEYS = {
 }
 # the platform shows where the user installed or started SGLang: the top of a log, not its hours
 LOG_LINES = 400
-
-
-# a Mac names its Apple Silicon `arm64` (uname, wheel tags); an ARM Linux server says aarch64
-ARM_SERVER_RE = re.compile(PLATFORM_HINTS[2][1].pattern.replace(r"|\barm64\b", ""), re.I)
 
 
 def platforms_in(text: str) -> frozenset[str]:

@@ -5,12 +5,9 @@ lead or unknown shows why, the root error, where it arises and what to collect, 
 
 from __future__ import annotations
 
-from functools import partial
-
 from assistant.answer import Answer
 from assistant.control_chars import neutralize_data
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
-from assistant.wording import heading
 
 _BOLD, _DIM, _RED, _YELLOW, _GREEN, _CYAN, _RESET = (
     "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[36m", "\x1b[0m")
@@ -57,7 +54,7 @@ def provenance_lines(answer: Answer, c) -> list[str]:
     out: list[str] = []
 
     def h(key: str) -> str:
-        return c(_BOLD, heading(key, answer.reader_language) + ": ")
+        return c(_BOLD, answer.label(key) + ": ")
 
     if answer.origin is not None:
         first, *rest = origin_lines(answer.origin)
@@ -79,7 +76,7 @@ def _not_confirmed_lines(answer: Answer, detected: str, c) -> list[str]:
     """A lead or unknown: where the error comes from first, what is known and what to collect, no
     fix."""
     known = provenance_lines(answer, c)
-    words = partial(heading, language=answer.reader_language)
+    words = answer.label
     out = known + ([""] if known else []) + [answer.diagnosis]
     if answer.reasons:
         title = words("why_lead" if answer.outcome == "lead" else "why_unknown")
@@ -119,7 +116,7 @@ def render_text(answer: Answer, color: bool = False) -> str:
         return f"{code}{text}{_RESET}" if color else text
 
     answer = neutralize_data(answer)   # escapes from a paste or the model: only our colours reach the terminal
-    words = partial(heading, language=answer.reader_language)
+    words = answer.label
     out: list[str] = [c(_OUTCOME_COLOR.get(answer.outcome, _YELLOW) + _BOLD, answer.headline)]
     if answer.note:
         out.append(c(_DIM, f"note: {answer.note}"))

@@ -285,7 +285,7 @@ class SymbolHistory:
         if self.in_user_version is None:
             if base is not None and self.registry_releases and base > Version(self.registry_releases[-1]):
                 return f" (your SGLang {self.user_version} is newer than the releases checked)"
-            if base is not None and Version(self.user_version.strip().lstrip("vV")) > base:
+            if is_post_release(self.user_version):
                 return (f" (your SGLang {self.user_version} is a post release of {base}; only base releases "
                         f"were checked, and {base} and the release after it differ here, so yours may or may "
                         "not have it)")
@@ -351,6 +351,15 @@ def describe_releases(releases: tuple[str, ...], everything: tuple[str, ...], ba
     if spans[-1][1] < last:
         return f"in SGLang {listed} (not from {everything[spans[-1][1] + 1]} on)"
     return f"in SGLang {listed}"
+
+
+def is_post_release(version: str) -> bool:
+    """0.4.9.post6 (or another release after its base): the registry holds base releases only."""
+    base = base_release(version)
+    try:
+        return base is not None and Version(version.strip().lstrip("vV")) > base
+    except InvalidVersion:
+        return False
 
 
 def base_release(version: str | None) -> Version | None:
@@ -562,8 +571,7 @@ def _in_user_release(indices: frozenset[int], user_index: int | None, user_versi
     if user_index is None:
         return None
     has = user_index in indices
-    after_base = Version(user_version.strip().lstrip("vV")) > base_release(user_version)
-    if after_base and user_index + 1 < count and ((user_index + 1) in indices) != has:
+    if is_post_release(user_version) and user_index + 1 < count and ((user_index + 1) in indices) != has:
         return None
     return has
 

@@ -139,7 +139,7 @@ def answer_markdown(answer: Answer) -> str:
         out += ["", f"> Note: {answer.note}"]
     if answer.abstained:
         return "\n".join(out + _not_confirmed_markdown(answer)).strip()
-    words = functools.partial(heading, language=answer.reader_language)
+    words = answer.label
     out += ["", f"**{words('what_went_wrong')}**", "", answer.diagnosis]
     if answer.symbol is not None:
         out += ["", f"**{words('releases')}:** {symbol_sentence(answer.symbol)}"]
@@ -161,7 +161,7 @@ def answer_markdown(answer: Answer) -> str:
 def _memory_markdown(answer: Answer) -> list[str]:
     """What the paste's memory numbers say (`assistant.gpu_memory`), on every outcome."""
     out = []
-    words = functools.partial(heading, language=answer.reader_language)
+    words = answer.label
     if answer.gpu_memory is not None:
         out += ["", f"**{words('gpu_at_failure')}:** {answer.gpu_memory.reading()}"]
     if answer.load_memory is not None:
@@ -173,7 +173,7 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
     """A lead or unknown: what is known, why it is not a fix, what to collect. The entry's steps
     are not shown, and nothing becomes a copyable command block: nothing here is the fix."""
     out = _provenance_markdown(answer) + ["", answer.diagnosis]
-    words = functools.partial(heading, language=answer.reader_language)
+    words = answer.label
     if answer.reasons:
         title = words("why_lead" if answer.outcome == "lead" else "why_unknown")
         out += ["", f"**{title}**", ""] + [f"- {r}" for r in answer.reasons]
@@ -209,7 +209,7 @@ def _provenance_markdown(answer: Answer) -> list[str]:
     """A lead or unknown opens with where the error comes from and the dependency pin: what the
     registries know for certain when no entry is the fix."""
     out = []
-    words = functools.partial(heading, language=answer.reader_language)
+    words = answer.label
     if answer.origin is not None:
         first, *rest = origin_lines(answer.origin)
         out += ["", f"**{words('where_from')}:** {code_span(first)}"]

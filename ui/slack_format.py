@@ -12,7 +12,6 @@ lines (`Match.evidence`), never the user's traceback.
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 import re
@@ -22,7 +21,6 @@ from assistant.answer import Answer
 from assistant.control_chars import neutralize
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
 from assistant.render import flags_heading
-from assistant.wording import heading
 from assistant.redact import REDACTED, redact, redact_data  # noqa: F401 - the library's one scrubber, re-exported
 
 # Slack's documented limits: 3000 characters in a section's text, 50 blocks in a message, and
@@ -156,7 +154,7 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
         sections = [f"*{emoji} {escape(answer.headline)}*\n{known}", md_to_mrkdwn(answer.diagnosis)]
     else:
         sections = [f"*{emoji} {escape(answer.headline)}*\n" + md_to_mrkdwn(answer.diagnosis)]
-    words = functools.partial(heading, language=answer.reader_language)
+    words = answer.label
     if answer.reasons:
         title = f"*{words('why_lead' if answer.outcome == 'lead' else 'why_unknown')}*"
         sections.append(title + "\n" + "\n".join("• " + md_to_mrkdwn(r) for r in answer.reasons))
@@ -183,7 +181,7 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
 def provenance_section(answer: Answer, dependency: bool = False) -> str:
     """"Where it comes from" (the emitting site or the other library) and the dependency pin."""
     parts = []
-    words = functools.partial(heading, language=answer.reader_language)
+    words = answer.label
     if answer.origin is not None:
         first, *rest = origin_lines(answer.origin)
         code = [f"`{escape(line)}`" if line.startswith("when: ") else escape(line) for line in rest]
@@ -204,7 +202,7 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
 def answer_sections(answer: Answer) -> list[str]:
     """The answer as mrkdwn sections, in reading order (each may still be longer than a block)."""
     sections: list[str] = []
-    words = functools.partial(heading, language=answer.reader_language)
+    words = answer.label
     if answer.abstained:
         sections += _not_confirmed_sections(answer)
     else:
