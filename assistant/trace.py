@@ -280,6 +280,8 @@ class _State:
     environment: EnvironmentReader = field(default_factory=EnvironmentReader)
     originals: dict[str, str] = field(default_factory=dict)
     last_was_prose: bool = False   # a question wrapped over several lines continues as prose
+    last_prose_chinese: bool = False   # ... in its own language: an English line under a Chinese
+                                       # sentence is a message the user quotes, not their words
     seen_text: bool = False        # a non-blank line was read: the next one is not the title
     describing: bool = False       # under a report's "Describe the bug" / "Summary" heading
     in_fence: bool = False         # inside a Markdown code block (the user's log, not their words)
@@ -404,7 +406,7 @@ def _feed(raw: str, st: _State) -> None:
     if heading:
         st.describing = bool(DESCRIPTION_HEADING_RE.search(heading.group(1)))
     prose = not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text) and (
-        _looks_like_prose(text) or (st.last_was_prose and _wordy(text)))
+        _looks_like_prose(text) or (st.last_was_prose and _wordy(text) and _same_script(st, text)))
     if not prose and not st.in_traceback and len(st.described) < 20:
         # the report's title and description are the user's summary (read into the question), but
         # the line is matched as the log line it may quote: the rest of this function as before
@@ -414,6 +416,7 @@ def _feed(raw: str, st: _State) -> None:
         if summary and summary not in st.described:
             st.described.append(summary)
     st.last_was_prose = prose
+    st.last_prose_chinese = prose and bool(_CHINESE_RE.search(text))
     if prose:
         if text not in st.prose and len(st.prose) < 60:
             st.prose.append(text)  # the user's own words: matched only weakly as log lines
@@ -682,12 +685,22 @@ def looks_like_sentence(text: str) -> bool:
     return (_wordy(text) or _short_remark(text)) and not EXCEPTION_RE.match(text)
 
 
+_CHINESE_RE = re.compile(r"[\u3400-\u9fff]")
+
+
+def _same_script(st: _State, text: str) -> bool:
+    """Whether a line can continue the user's last sentence: a Chinese sentence is not continued
+    by a line without a Chinese character (`docker容器版本的sglang不支持minicpm3-4b` then `Model
+    architectures ['MiniCPM'] are not supported for now. ...`)."""
+    return not st.last_prose_chinese or bool(_CHINESE_RE.search(text))
+
+
 def _looks_like_prose(text: str) -> bool:
     """A line of the user's own words (their question, what they did), not of a log: Chinese
     sentences, or English sentences that talk to someone. A system message printed in a Chinese
     locale (`段错误`, `致命错误：...：没有那个文件或目录`) is read as the C locale prints it."""
     text = in_c_locale(text)
-    if re.search(r"[\u3400-\u9fff]", text):
+    if _CHINESE_RE.search(text):
         return not re.search(r"^\S+(?:Error|Exception)\b", text)
     words = text.split()
     if len(words) < 5 or re.search(r"[=\[\]{}<>|\\]{2,}|^\s*(?:at |File \")", text):

@@ -570,6 +570,19 @@ def test_a_log_line_whose_only_talking_words_are_in_its_exception_is_not_prose()
     assert said.prose_lines
 
 
+
+def test_an_english_message_under_a_chinese_sentence_is_the_error_not_the_users_words():
+    a = analyze("docker 容器版本的 sglang 启动 minicpm3-4b 失败\n"
+                "Model architectures ['MiniCPM'] are not supported for now. Supported architectures: "
+                "['AquilaModel', 'LlamaForCausalLM', 'MiniCPMForCausalLM']")
+    assert a.errors and a.errors[0].text.startswith("Model architectures ['MiniCPM'] are not supported")
+    assert len(a.prose_lines) == 1
+    # a Chinese sentence wrapped over two lines is still the user's, line by line
+    wrapped = analyze("升级之后服务启动就卡住了，日志最后一行停在加载权重，\n"
+                      "等了半个小时也没有任何报错，请问应该怎么排查？")
+    assert len(wrapped.prose_lines) == 2 and not wrapped.errors
+
+
 GITHUB_REPORT = """[Bug] regression after upgrading sglang 0.5.1 -> 0.5.2: output throughput halved
 
 ### Describe the bug
