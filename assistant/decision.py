@@ -50,6 +50,7 @@ from assistant.release_range import OLDEST_RELEASE, ends_before, module_of, of_k
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence
+from assistant.wording import Sentence
 
 # A signature line of the top hit occurs in the log (the match score, 0..1.2).
 SIGNATURE_OK = 0.6
@@ -74,22 +75,29 @@ LOG_LINES_OK = 2
 # share of an entry's error line a question must contain to be pointed at that entry
 QUESTION_NAMES_ERROR = 0.5
 FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
-NO_MATCH_REASON = "No known problem matches the error well enough to name a fix."
+NO_MATCH_REASON = Sentence("No known problem matches the error well enough to name a fix.",
+                           "没有哪个已知问题和这个错误吻合到足以给出修复方法。")
 # an entry marked `diagnosis` fits the paste: what the line means and how to find the failure
 # behind it (a wrapper's relay, `terminated with -3`, a bare illegal memory access) — a lead whose
 # steps are the next steps, never the fix of a failure nobody has seen yet
-DIAGNOSIS_REASON = ("This entry says what your error line means and how to find the failure behind it; "
-                    "it does not name that failure, so its steps are next steps, not the fix.")
+DIAGNOSIS_REASON = Sentence("This entry says what your error line means and how to find the failure behind it; "
+                            "it does not name that failure, so its steps are next steps, not the fix.",
+                            "这个条目说明了你的错误行是什么意思、如何找到它背后的故障；它没有指出是哪个故障，"
+                            "所以它的步骤是下一步排查，不是修复方法。")
 # the same for a paste that shows no error line (a hang, a slow server): the entry is about the
 # problem described, and there is no line whose meaning it could explain
-SYMPTOM_DIAGNOSIS_REASON = ("This entry says how to find the failure behind what you describe; your paste "
-                            "shows no error line, and the entry does not name the failure, so its steps "
-                            "are next steps, not the fix.")
+SYMPTOM_DIAGNOSIS_REASON = Sentence("This entry says how to find the failure behind what you describe; your paste "
+                                    "shows no error line, and the entry does not name the failure, so its steps "
+                                    "are next steps, not the fix.",
+                                    "这个条目说明了如何找到你描述的现象背后的故障；你贴的内容里没有错误行，条目也没有指出"
+                                    "是哪个故障，所以它的步骤是下一步排查，不是修复方法。")
 # the root error is raised at a site whose whole class of checks the entry is about (`raised_in`),
 # but the entry does not name this check: its message says what to change, the entry how to read it
 DECLARED_SITE_REASON = ("Your error is one of the checks this entry is about (raised in SGLang's {site}), "
                         "but not one it names: the message itself says what to change, and the entry's "
-                        "steps say how to read it.")
+                        "steps say how to read it.",
+                        "你的错误属于这个条目讲的那一类检查（由 SGLang 的 {site} 抛出），但不是它列出的那几项："
+                        "报错信息本身说明了要改什么，条目的步骤说明如何解读。")
 ROOT_KINDS = ("exception", "fatal")
 
 
@@ -203,11 +211,12 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     diagnosis = False
     checked_at = ""
     if question:
-        reasons.append("This reads as a how-to or configuration question, not an error report: "
-                       "no error fix applies.")
+        reasons.append(Sentence("This reads as a how-to or configuration question, not an error report: "
+                                "no error fix applies.", "这是使用或配置问题，不是错误报告：没有适用的错误修复。"))
     elif analysis is not None and analysis.other_software and not analysis.mentions_sglang:
-        reasons.append(f"The paste comes from other software ({', '.join(analysis.other_software[:3])}), "
-                       "not from SGLang.")
+        software = ", ".join(analysis.other_software[:3])
+        reasons.append(Sentence(f"The paste comes from other software ({software}), not from SGLang.",
+                                f"你贴的内容来自其他软件（{software}），不是 SGLang。"))
     elif analysis is not None and top.kind == "entry":
         if not strong:
             reasons.append(NO_MATCH_REASON)
@@ -223,7 +232,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
             diagnosis = True
             origin = paste_origin(analysis)
             checked_at = f"{origin.module}:{origin.function}"
-            reasons.append(DECLARED_SITE_REASON.format(site=checked_at))
+            reasons.append(Sentence(*(text.format(site=checked_at) for text in DECLARED_SITE_REASON)))
     elif not strong:
         reasons.append(NO_MATCH_REASON)
     elif analysis is not None and top.kind == "issue":
@@ -363,14 +372,18 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
             yours = (_evidence_for(top, seen[0]) or seen[0]) if seen else ""
             root = root_error(analysis)
             if not seen:
-                reasons.append("None of this entry's error lines occurs in your log.")
+                reasons.append(Sentence("None of this entry's error lines occurs in your log.",
+                                        "这个条目的错误行没有一行出现在你的日志里。"))
             elif root is not None and (yours == root.text or (len(yours) > 20 and yours in root.text)):
                 # a near match (`float32` where the entry says `bfloat16`) is not the entry's line
-                reasons.append(f"Its error line {_short(seen[0])} is close to yours, {_short(yours)}, "
-                               "but not the same.")
+                reasons.append(Sentence(f"Its error line {_short(seen[0])} is close to yours, {_short(yours)}, "
+                                        "but not the same.",
+                                        f"它的错误行 {_short(seen[0])} 和你的 {_short(yours)} 相近，但不一样。"))
             else:
-                reasons.append(f"Its error line is close to your line {_short(yours)}, but that is not the "
-                               "error that stopped it (it is in your own words, or away from the failure).")
+                reasons.append(Sentence(f"Its error line is close to your line {_short(yours)}, but that is not the "
+                                        "error that stopped it (it is in your own words, or away from the failure).",
+                                        f"它的错误行和你的 {_short(yours)} 相近，但那不是让服务停下的错误"
+                                        "（它出现在你自己的描述里，或离故障处很远）。"))
         reasons += _root_unexplained(top, analysis)
         about = entry_components(meta)
         # a diagnosis entry that matched a generic line is about what that line means, wherever
@@ -379,19 +392,24 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
                               and not _specific_signatures(top))
         if (top.signature >= SIGNATURE_OK and not _specific_signatures(top) and not reads_generic_line
                 and not _corroborated(top, analysis, in_frames=not _about_a_generic_line(meta))):
-            reasons.append(
-                "It matched only a generic line that many different failures print "
-                f"({_short(top.evidence[0]) if top.evidence else 'an error line'}); nothing else in "
-                "your log ties it to this entry"
-                + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
+            line = _short(top.evidence[0]) if top.evidence else None
+            reasons.append(Sentence(
+                f"It matched only a generic line that many different failures print ({line or 'an error line'}); "
+                "nothing else in your log ties it to this entry"
+                + (f" (it is about {_names(specific(about))})." if specific(about) else "."),
+                f"它只匹配到一行很多不同故障都会打印的通用报错（{line or '一行错误'}）；你的日志里没有别的内容能把它和这个条目联系起来"
+                + (f"（它讲的是 {_names(specific(about))}）。" if specific(about) else "。")))
         frames_only = _frames_only(top, analysis)
         if frames_only:
-            reasons.append(f"It matched only a traceback frame or its source line ({_short(frames_only)}), "
-                           "which many different failures pass through; the error itself is not one this "
-                           "entry is about.")
+            reasons.append(Sentence(f"It matched only a traceback frame or its source line ({_short(frames_only)}), "
+                                    "which many different failures pass through; the error itself is not one this "
+                                    "entry is about.",
+                                    f"它只匹配到一个调用栈帧或其源码行（{_short(frames_only)}），很多不同的故障都会经过那里；"
+                                    "错误本身不是这个条目讲的。"))
         wrapped = _unexplained_wrapped_message(top)
         if wrapped:
-            reasons.append(f"Your error line goes on to say {_short(wrapped)}, which this entry does not explain.")
+            reasons.append(Sentence(f"Your error line goes on to say {_short(wrapped)}, which this entry does not explain.",
+                                    f"你的错误行接着说的是 {_short(wrapped)}，这个条目解释不了。"))
         site = _other_emission_site(top, analysis)
         if site:
             reasons.append(site)
@@ -402,8 +420,10 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
         outside = (conflicts(failing, about) if not holder_agrees(meta, analysis) and not reads_generic_line
                    else frozenset())
         if outside:
-            reasons.append(f"Your error arises in {_names(outside)}, which this entry is not about"
-                           + (f" (it is about {_names(specific(about))})." if specific(about) else "."))
+            reasons.append(Sentence(f"Your error arises in {_names(outside)}, which this entry is not about"
+                                    + (f" (it is about {_names(specific(about))})." if specific(about) else "."),
+                                    f"你的错误出在 {_names(outside)}，这个条目讲的不是它"
+                                    + (f"（它讲的是 {_names(specific(about))}）。" if specific(about) else "。")))
     scope = _scope_notes(meta, analysis)
     return _Against(reasons + scope, bool(scope), bool(scope or kind or outside))
 
@@ -423,11 +443,13 @@ def hardware_conflict(meta: dict, analysis: Analysis) -> str | None:
     if not wanted or _mentions_hardware(analysis, wanted):
         return None
     if hardware and hardware not in wanted:
-        return f"Your log is from {hardware} hardware; this entry is about {', '.join(wanted)}."
+        return Sentence(f"Your log is from {hardware} hardware; this entry is about {', '.join(wanted)}.",
+                        f"你的日志来自 {hardware} 硬件；这个条目讲的是 {', '.join(wanted)}。")
     if not hardware and "nvidia" not in wanted:
         # a log that names no hardware is most likely from NVIDIA GPUs: an entry about another
         # platform (AMD, Moore Threads, Ascend) needs a sign of that platform in the paste
-        return f"This entry is about {', '.join(wanted)} hardware; nothing in your log shows it."
+        return Sentence(f"This entry is about {', '.join(wanted)} hardware; nothing in your log shows it.",
+                        f"这个条目讲的是 {', '.join(wanted)} 硬件；你的日志里看不出是它。")
     return None
 
 
@@ -451,8 +473,9 @@ def engine_conflict(meta: dict, analysis: Analysis) -> str | None:
     missing = sorted(about - shown)
     if not missing:
         return None
-    return (f"This entry is about {OTHER_ENGINES[missing[0]]}; nothing in your log shows it "
-            "(no sgl_jax paths, JAX or TPU).")
+    return Sentence(f"This entry is about {OTHER_ENGINES[missing[0]]}; nothing in your log shows it "
+                    "(no sgl_jax paths, JAX or TPU).",
+                    f"这个条目讲的是 {OTHER_ENGINES[missing[0]]}；你的日志里看不出是它（没有 sgl_jax 路径、JAX 或 TPU）。")
 
 
 def scope_conflict(meta: dict, analysis: Analysis) -> str | None:
@@ -474,8 +497,8 @@ def _kind_conflict(top, analysis: Analysis) -> str | None:
     theirs, ours = paste_kinds(analysis), entry_kinds(top.meta)
     if not kind_conflict(theirs, ours):
         return None
-    return (f"You report {_names(theirs)}; this entry is about {_names(ours)}, "
-            "a different kind of failure.")
+    return Sentence(f"You report {_names(theirs)}; this entry is about {_names(ours)}, a different kind of failure.",
+                    f"你报告的是 {_names(theirs)}；这个条目讲的是 {_names(ours)}，是另一类故障。")
 
 
 # features a launch command turns on by a flag: an entry whose title is about one does not
@@ -491,15 +514,17 @@ def feature_unused(meta: dict, analysis: Analysis) -> str | None:
     subject = title_subject(meta.get("title", ""))
     if MULTINODE_RE.search(subject) and not _several_nodes(analysis, flags):
         if SINGLE_NODE_RE.search(analysis.question) or LAUNCH_MODEL_FLAGS & set(flags):
-            return ("This entry is about a launch across several nodes; your paste runs on one "
-                    "(no `--nnodes` above 1).")
+            return Sentence("This entry is about a launch across several nodes; your paste runs on one "
+                            "(no `--nnodes` above 1).",
+                            "这个条目讲的是多节点启动；你贴的是单节点运行（`--nnodes` 不大于 1）。")
     if not LAUNCH_MODEL_FLAGS & set(flags):
         return None   # no launch command shown: what it turns on is unknown
     wanted = components_in(subject) & FEATURE_COMPONENTS
     if not wanted or wanted & context_components(analysis):
         return None
-    return (f"This entry is about {_names(wanted)}, which your launch command does not turn on "
-            "and your paste does not mention.")
+    return Sentence(f"This entry is about {_names(wanted)}, which your launch command does not turn on "
+                    "and your paste does not mention.",
+                    f"这个条目讲的是 {_names(wanted)}，你的启动命令没有开启它，你贴的内容也没有提到它。")
 
 
 MULTINODE_RE = re.compile(r"multi-?node|several nodes|across nodes|two nodes|多机|多节点", re.I)
@@ -525,8 +550,9 @@ def family_conflict(meta: dict, analysis: Analysis) -> str | None:
     named = paste_families(analysis)
     if not named or wanted & named:
         return None
-    return (f"This entry is about {', '.join(sorted(wanted))} models; your paste is about "
-            f"{', '.join(sorted(named))}.")
+    return Sentence(f"This entry is about {', '.join(sorted(wanted))} models; your paste is about "
+                    f"{', '.join(sorted(named))}.",
+                    f"这个条目讲的是 {', '.join(sorted(wanted))} 模型；你贴的是 {', '.join(sorted(named))}。")
 
 
 def paste_families(analysis: Analysis) -> frozenset[str]:
@@ -554,8 +580,12 @@ def _frames_conflict(meta: dict, analysis: Analysis) -> str | None:
     where = "; ".join(releases.evidence) or "its SGLang frames"
     about = (f"is about SGLang {meta['affected']}" if meta.get("affected") else "")
     fixed = (f"was fixed in SGLang {meta['fixed']}" if meta.get("fixed") else "")
-    return (f"Your traceback ({where}) comes from SGLang {releases.describe()}; this entry "
-            + " and ".join(x for x in (about, fixed) if x) + ".")
+    about_zh = f"讲的是 SGLang {meta['affected']}" if meta.get("affected") else ""
+    fixed_zh = f"在 SGLang {meta['fixed']} 已修复" if meta.get("fixed") else ""
+    return Sentence(f"Your traceback ({where}) comes from SGLang {releases.describe()}; this entry "
+                    + " and ".join(x for x in (about, fixed) if x) + ".",
+                    f"你的调用栈（{where}）来自 SGLang {releases.describe()}；这个条目"
+                    + "，并且".join(x for x in (about_zh, fixed_zh) if x) + "。")
 
 
 def _legacy_unshown(meta: dict, analysis: Analysis) -> str | None:
@@ -564,11 +594,15 @@ def _legacy_unshown(meta: dict, analysis: Analysis) -> str | None:
     affected = meta.get("affected")
     if not affected or analysis.environment.sglang_version or not ends_before(affected, OLDEST_RELEASE):
         return None
-    about = f"This entry is about SGLang {affected}, older than every release since {OLDEST_RELEASE}; "
+    about = (f"This entry is about SGLang {affected}, older than every release since {OLDEST_RELEASE}; ",
+             f"这个条目讲的是 SGLang {affected}，比 {OLDEST_RELEASE} 以来的所有版本都旧；")
     if not analysis.sglang_frames:
-        return about + "your log does not show which release you run (`python -c 'import sglang; print(sglang.__version__)'`)."
+        command = "`python -c 'import sglang; print(sglang.__version__)'`"
+        return Sentence(about[0] + f"your log does not show which release you run ({command}).",
+                        about[1] + f"你的日志看不出你用的是哪个版本（{command}）。")
     if of_known_releases(analysis.sglang_frames):   # code every current release has: read as current
-        return about + f"the SGLang code in your traceback is that of {OLDEST_RELEASE} or later."
+        return Sentence(about[0] + f"the SGLang code in your traceback is that of {OLDEST_RELEASE} or later.",
+                        about[1] + f"你调用栈里的 SGLang 代码是 {OLDEST_RELEASE} 或更新版本的。")
     return None
 
 
@@ -596,8 +630,9 @@ def _other_emission_site(top, analysis: Analysis) -> str | None:
         return None
     origin = paste_origin(analysis)
     if origin_agrees(top.meta, origin) is False:
-        return (f"Your error is raised in SGLang's {origin.module}:{origin.function}; this entry's "
-                "error lines come from other places in SGLang.")
+        return Sentence(f"Your error is raised in SGLang's {origin.module}:{origin.function}; this entry's "
+                        "error lines come from other places in SGLang.",
+                        f"你的错误由 SGLang 的 {origin.module}:{origin.function} 抛出；这个条目的错误行来自 SGLang 的其他地方。")
     return None
 
 
@@ -860,7 +895,8 @@ def _root_unexplained(top, analysis: Analysis) -> list[str]:
     shared = specific(components_in(root.text)) & specific(entry_components(top.meta))
     if shared and top.signature >= SIGNATURE_OK:
         return []   # another line of the same component's failure, which the entry did match
-    return [f"Your first error, {_short(root.text)}, is not one this entry explains."]
+    return [Sentence(f"Your first error, {_short(root.text)}, is not one this entry explains.",
+                     f"你的第一个错误 {_short(root.text)} 不是这个条目能解释的。")]
 
 
 def _version_conflict(meta: dict, version: str | None) -> str | None:
@@ -874,9 +910,11 @@ def _version_conflict(meta: dict, version: str | None) -> str | None:
         return None
     outside = scope_fits(v, meta.get("affected"), meta.get("fixed"))
     if outside == "affected":
-        return f"This entry is about SGLang {meta['affected']}; your log shows {version}."
+        return Sentence(f"This entry is about SGLang {meta['affected']}; your log shows {version}.",
+                        f"这个条目讲的是 SGLang {meta['affected']}；你的日志显示是 {version}。")
     if outside == "fixed":
-        return f"This problem was fixed in SGLang {meta['fixed']}; your log shows {version}."
+        return Sentence(f"This problem was fixed in SGLang {meta['fixed']}; your log shows {version}.",
+                        f"这个问题在 SGLang {meta['fixed']} 已修复；你的日志显示是 {version}。")
     return None
 
 

@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from assistant.paste_cache import per_analysis
+from assistant.wording import Sentence
 
 if TYPE_CHECKING:
     from assistant.trace import Analysis
@@ -52,7 +53,9 @@ def signal_conflict(meta: dict, analysis: "Analysis") -> str | None:
     shown = paste_signals(analysis) if wanted else frozenset()
     if not shown or wanted in shown:
         return None
-    return f"Your process died of {', '.join(sorted(shown))}; this entry is about {wanted}."
+    died = ", ".join(sorted(shown))
+    return Sentence(f"Your process died of {died}; this entry is about {wanted}.",
+                    f"你的进程死于 {died}；这个条目讲的是 {wanted}。")
 
 
 def signal_agrees(meta: dict, analysis: "Analysis") -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assistant.paste_cache import per_analysis
+from assistant.wording import Sentence
 
 if TYPE_CHECKING:   # for type hints only: the KB schema imports this module, and stays light
     from assistant.trace import Analysis
@@ -247,10 +248,12 @@ def holder_conflict(meta: dict, analysis: "Analysis") -> str | None:
     if not shown or shown == wanted:
         return None
     if shown == OTHER_PROCESSES:
-        return (f"Your out-of-memory message shows other processes holding {_fmt(memory.others_total)} of the "
-                "GPU; this entry is about SGLang's own memory use.")
-    return ("Your out-of-memory message shows this process holding most of the GPU's used memory; this "
-            "entry is about memory held by other processes.")
+        return Sentence(f"Your out-of-memory message shows other processes holding {_fmt(memory.others_total)} of the "
+                        "GPU; this entry is about SGLang's own memory use.",
+                        f"你的显存不足报错显示其他进程占用了 {_fmt(memory.others_total)} 显存；这个条目讲的是 SGLang 自身的显存占用。")
+    return Sentence("Your out-of-memory message shows this process holding most of the GPU's used memory; this "
+                    "entry is about memory held by other processes.",
+                    "你的显存不足报错显示已用显存大多被这个进程自己占着；这个条目讲的是其他进程占用的显存。")
 
 
 def holder_agrees(meta: dict, analysis: "Analysis") -> bool:

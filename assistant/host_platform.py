@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 
 from assistant.trace import Analysis
+from assistant.wording import Sentence
 
 PLATFORMS = ("windows", "macos", "aarch64", "linux")
 PLATFORM_NAMES = {"windows": "native Windows", "macos": "macOS", "aarch64": "an ARM (aarch64) host",
                   "linux": "Linux"}
+PLATFORM_NAMES_ZH = {"windows": "原生 Windows", "macos": "macOS", "aarch64": "ARM（aarch64）主机", "linux": "Linux"}
 # Linux is where nearly every paste comes from, so it is never looked for: an entry about Linux
 # (`os: [linux]`, e.g. its wheels) fits any paste that does not show only Windows or macOS
 NOT_LINUX = frozenset({"windows", "macos"})
@@ -84,10 +86,13 @@ def platform_conflict(meta: dict, analysis: Analysis) -> str | None:
     if shown & set(wanted) or ("linux" in wanted and not (shown and shown <= NOT_LINUX)):
         return None
     about = " or ".join(PLATFORM_NAMES[p] for p in wanted)
+    about_zh = "或".join(PLATFORM_NAMES_ZH[p] for p in wanted)
     if shown:
-        return (f"Your paste is from {' and '.join(PLATFORM_NAMES[p] for p in sorted(shown))}; "
-                f"this entry is about {about}.")
-    return f"This entry is about {about}; nothing in your paste shows it."
+        return Sentence(f"Your paste is from {' and '.join(PLATFORM_NAMES[p] for p in sorted(shown))}; "
+                        f"this entry is about {about}.",
+                        f"你贴的内容来自{'和'.join(PLATFORM_NAMES_ZH[p] for p in sorted(shown))}；这个条目讲的是{about_zh}。")
+    return Sentence(f"This entry is about {about}; nothing in your paste shows it.",
+                    f"这个条目讲的是{about_zh}；你贴的内容里看不出是它。")
 
 
 def platform_fits(meta: dict, analysis: Analysis) -> bool:

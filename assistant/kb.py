@@ -395,7 +395,8 @@ _FACT_RES = (re.compile(r"`[^`]+`"), re.compile(r"(?<![\w-])--[a-z][\w-]*"),
              re.compile(r"https?://[^\s`),;，。；）]+"))
 
 
-def _facts(text: str) -> set[str]:
+def stated_facts(text: str) -> set[str]:
+    """The facts a translation must carry over: code spans, flags, env vars, versions, URLs."""
     return {m.group(0).rstrip(".") for pattern in _FACT_RES for m in pattern.finditer(text)}
 
 
@@ -411,7 +412,7 @@ def translation_mismatches(entry: Entry) -> list[str]:
         if not CHINESE_CHAR_RE.search(chinese):
             problems.append(f"{where} has no Chinese in it")
             continue
-        missing = sorted(_facts(english) - _facts(chinese))
+        missing = sorted(stated_facts(english) - stated_facts(chinese))
         if missing:
             problems.append(f"{where} lacks what its English text states: {', '.join(missing[:5])}")
     if entry.cause_zh and not entry.title_zh:

@@ -28,6 +28,7 @@ from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
 from assistant.text import mask
 from assistant.trace import looks_like_sentence
+from assistant.wording import Sentence, in_language
 
 
 @dataclass
@@ -134,16 +135,19 @@ def outside_package(module: str | None) -> str | None:
     return None if package in OWN_PACKAGES else package
 
 
-def _next_steps(components: list[str], module: str | None, version: str | None, registry) -> list[str]:
+def _next_steps(components: list[str], module: str | None, version: str | None, registry,
+                language: str = "en") -> list[str]:
     steps = for_version(steps_for(components), version, registry)
     package = outside_package(module) if not components else None
     if package:
-        steps.insert(0, f"The innermost frame is in `{package}`, outside SGLang: its version "
-                        f"(`pip show {package}`) and whether that version works with your SGLang release.")
+        steps.insert(0, Sentence(f"The innermost frame is in `{package}`, outside SGLang: its version "
+                                 f"(`pip show {package}`) and whether that version works with your SGLang release.",
+                                 f"最内层的调用栈帧在 SGLang 之外的 `{package}` 里：看它的版本（`pip show {package}`），"
+                                 "以及这个版本能否和你的 SGLang 版本一起用。"))
         steps = steps[:3]
     if not any("check_env" in s for s in steps):
         steps.append(GENERIC[0])   # the versions answer half the questions that follow
-    return steps
+    return [in_language(step, language) for step in steps]
 
 
 DIAGNOSTIC_STEPS = 4
@@ -205,7 +209,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         words = " ".join((analysis.question, *(line for line in analysis.plain_lines if looks_like_sentence(line))))
         said = [c for c in named_in_order(words) if c not in components]
         components = said[:NAMED_COMPONENTS] + components
-    known = dict(reasons=list(decision.reasons), question=decision.question,
+    known = dict(reasons=[in_language(reason, language) for reason in decision.reasons], question=decision.question,
                  failing_components=list(decision.failing_components), failing_module=module,
                  named_class=named)
     if decision.question:
@@ -263,7 +267,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         elif symptom:
             diagnosis += say((f" It applies if what you see is this: {symptom}.",
                               f"如果你看到的现象是这样，它就适用：{symptom}。"))
-        steps = _next_steps(components, module, version, registry)
+        steps = _next_steps(components, module, version, registry, language)
         steps.append(say((f"If it is confirmed, follow {_reference(top)} (its steps are not shown here as "
                           "the fix).", f"如果确认是它，按 {_reference(top)} 处理（这里不把它的步骤当作修复方法展示）。")))
         return NotConfirmed(outcome, diagnosis, steps, confirm_if=confirm, **known)
@@ -288,4 +292,4 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         + (f" Closest entries, not a match: {closest}." if closest else ""),
         f"这不是已知问题：知识库里没有和这段日志足够吻合的条目（置信度 {retrieval.confidence:.2f}），所以不给修复建议。"
         + (f"最接近但不匹配的条目：{closest}。" if closest else "")))
-    return NotConfirmed(outcome, diagnosis, _next_steps(components, module, version, registry), **known)
+    return NotConfirmed(outcome, diagnosis, _next_steps(components, module, version, registry, language), **known)

@@ -15,164 +15,241 @@ from __future__ import annotations
 
 import re
 
+from assistant.wording import Sentence
+
 GENERIC = (
-    "Environment: `python3 -m sglang.check_env` (SGLang, torch, CUDA, flashinfer, GPU, driver).",
-    "The first error in the full server log, not the last lines: "
-    "`grep -n -m1 -E 'Traceback|Error|error:' server.log` and the 30 lines before it.",
-    "The exact launch command (`python3 -m sglang.launch_server ...`) and the model: the flags "
-    "decide which code paths run.",
+    Sentence("Environment: `python3 -m sglang.check_env` (SGLang, torch, CUDA, flashinfer, GPU, driver).",
+             "环境信息：`python3 -m sglang.check_env`（SGLang、torch、CUDA、flashinfer、GPU、驱动）。"),
+    Sentence("The first error in the full server log, not the last lines: "
+             "`grep -n -m1 -E 'Traceback|Error|error:' server.log` and the 30 lines before it.",
+             "完整服务日志里的第一个错误，而不是最后几行：`grep -n -m1 -E 'Traceback|Error|error:' server.log` 及其前面 30 行。"),
+    Sentence("The exact launch command (`python3 -m sglang.launch_server ...`) and the model: the flags "
+             "decide which code paths run.",
+             "确切的启动命令（`python3 -m sglang.launch_server ...`）和模型：参数决定走哪条代码路径。"),
 )
 
-STEPS: dict[str, tuple[str, ...]] = {
+STEPS: dict[str, tuple[Sentence, ...]] = {
     "nccl": (
-        "NCCL's own log: rerun with `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET` and look for the "
-        "first `NCCL WARN` line on every rank.",
-        "Test the fabric without SGLang: nccl-tests `all_reduce_perf -b 8 -e 1G -f 2 -g 1` across "
-        "the same GPUs / nodes.",
-        "Rule out SGLang's custom all-reduce: rerun with `--disable-custom-all-reduce`.",
+        Sentence("NCCL's own log: rerun with `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET` and look for the "
+                 "first `NCCL WARN` line on every rank.",
+                 "NCCL 自己的日志：用 `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET` 重跑，在每个 rank 上找第一行 `NCCL WARN`。"),
+        Sentence("Test the fabric without SGLang: nccl-tests `all_reduce_perf -b 8 -e 1G -f 2 -g 1` across "
+                 "the same GPUs / nodes.",
+                 "不经 SGLang 测试互联：在同样的 GPU / 节点上跑 nccl-tests `all_reduce_perf -b 8 -e 1G -f 2 -g 1`。"),
+        Sentence("Rule out SGLang's custom all-reduce: rerun with `--disable-custom-all-reduce`.",
+                 "排除 SGLang 的自定义 all-reduce：加 `--disable-custom-all-reduce` 重跑。"),
     ),
     "rccl": (
-        "RCCL's own log: rerun with `NCCL_DEBUG=INFO` (RCCL reads the NCCL_ variables).",
-        "Test the fabric without SGLang: rccl-tests `all_reduce_perf` on the same GPUs.",
-        "Rule out SGLang's custom all-reduce: rerun with `--disable-custom-all-reduce`.",
+        Sentence("RCCL's own log: rerun with `NCCL_DEBUG=INFO` (RCCL reads the NCCL_ variables).",
+                 "RCCL 自己的日志：用 `NCCL_DEBUG=INFO` 重跑（RCCL 读取 NCCL_ 开头的环境变量）。"),
+        Sentence("Test the fabric without SGLang: rccl-tests `all_reduce_perf` on the same GPUs.",
+                 "不经 SGLang 测试互联：在同样的 GPU 上跑 rccl-tests `all_reduce_perf`。"),
+        Sentence("Rule out SGLang's custom all-reduce: rerun with `--disable-custom-all-reduce`.",
+                 "排除 SGLang 的自定义 all-reduce：加 `--disable-custom-all-reduce` 重跑。"),
     ),
     "custom-allreduce": (
-        "Rerun with `--disable-custom-all-reduce`: if the error goes away, it is in the custom "
-        "all-reduce kernel, not in NCCL.",
-        "Check peer-to-peer access between the GPUs: `nvidia-smi topo -m`.",
+        Sentence("Rerun with `--disable-custom-all-reduce`: if the error goes away, it is in the custom "
+                 "all-reduce kernel, not in NCCL.",
+                 "加 `--disable-custom-all-reduce` 重跑：如果错误消失，问题在自定义 all-reduce 内核，不在 NCCL。"),
+        Sentence("Check peer-to-peer access between the GPUs: `nvidia-smi topo -m`.",
+                 "检查 GPU 之间的 P2P 访问：`nvidia-smi topo -m`。"),
     ),
     "ucx": (
-        "UCX's own log: rerun with `UCX_LOG_LEVEL=debug` and keep the lines before the crash.",
-        "The transports UCX sees on this node: `ucx_info -d` (and `ucx_info -v` for its version).",
-        "The NIXL / UCX versions on both prefill and decode nodes (`pip list | grep -i -E 'nixl|ucx'`): "
-        "they must match.",
+        Sentence("UCX's own log: rerun with `UCX_LOG_LEVEL=debug` and keep the lines before the crash.",
+                 "UCX 自己的日志：用 `UCX_LOG_LEVEL=debug` 重跑，保留崩溃前的日志行。"),
+        Sentence("The transports UCX sees on this node: `ucx_info -d` (and `ucx_info -v` for its version).",
+                 "UCX 在这台机器上看到的传输方式：`ucx_info -d`（版本用 `ucx_info -v`）。"),
+        Sentence("The NIXL / UCX versions on both prefill and decode nodes (`pip list | grep -i -E 'nixl|ucx'`): "
+                 "they must match.",
+                 "prefill 和 decode 节点上的 NIXL / UCX 版本（`pip list | grep -i -E 'nixl|ucx'`）：两边必须一致。"),
     ),
     "nixl": (
-        "UCX (NIXL's default transport) log: rerun with `UCX_LOG_LEVEL=debug`, and `ucx_info -d` "
-        "for the transports it finds.",
-        "The NIXL version on the prefill and the decode nodes (`pip show nixl`): they must match.",
-        "Bisect the transfer backend: try `--disaggregation-transfer-backend mooncake` on both sides.",
+        Sentence("UCX (NIXL's default transport) log: rerun with `UCX_LOG_LEVEL=debug`, and `ucx_info -d` "
+                 "for the transports it finds.",
+                 "UCX（NIXL 默认的传输层）日志：用 `UCX_LOG_LEVEL=debug` 重跑，并用 `ucx_info -d` 查看它找到的传输方式。"),
+        Sentence("The NIXL version on the prefill and the decode nodes (`pip show nixl`): they must match.",
+                 "prefill 和 decode 节点上的 NIXL 版本（`pip show nixl`）：两边必须一致。"),
+        Sentence("Bisect the transfer backend: try `--disaggregation-transfer-backend mooncake` on both sides.",
+                 "二分排查传输后端：两边都试试 `--disaggregation-transfer-backend mooncake`。"),
     ),
     # Mooncake moves KV caches for PD disaggregation and is HiCache's storage backend
     "mooncake": (
-        "The RDMA devices Mooncake uses: `ibv_devinfo`, and the devices it is given: "
-        "`--disaggregation-ib-device` on the prefill and decode servers (PD), or `device_name` in "
-        "the Mooncake store config (HiCache).",
-        "The Mooncake version on every node: `pip show mooncake-transfer-engine`.",
-        "Whether the hosts reach each other: the bootstrap port between prefill and decode (PD), or "
-        "the Mooncake master and metadata server (HiCache); firewall and container network included.",
+        Sentence("The RDMA devices Mooncake uses: `ibv_devinfo`, and the devices it is given: "
+                 "`--disaggregation-ib-device` on the prefill and decode servers (PD), or `device_name` in "
+                 "the Mooncake store config (HiCache).",
+                 "Mooncake 用的 RDMA 设备：`ibv_devinfo`，以及给它指定的设备：prefill 和 decode 服务上的 `--disaggregation-ib-device`（PD），或 Mooncake store 配置里的 `device_name`（HiCache）。"),
+        Sentence("The Mooncake version on every node: `pip show mooncake-transfer-engine`.",
+                 "每个节点上的 Mooncake 版本：`pip show mooncake-transfer-engine`。"),
+        Sentence("Whether the hosts reach each other: the bootstrap port between prefill and decode (PD), or "
+                 "the Mooncake master and metadata server (HiCache); firewall and container network included.",
+                 "主机之间是否互通：prefill 和 decode 之间的 bootstrap 端口（PD），或 Mooncake master 和元数据服务（HiCache）；包括防火墙和容器网络。"),
     ),
     "disaggregation": (
-        "Both sides' logs, prefill and decode, from the same minute: the first error is often on "
-        "the other server.",
-        "The transfer backend and devices on both sides: `--disaggregation-transfer-backend`, "
-        "`--disaggregation-ib-device`.",
+        Sentence("Both sides' logs, prefill and decode, from the same minute: the first error is often on "
+                 "the other server.",
+                 "同一分钟内 prefill 和 decode 两边的日志：第一个错误常常在另一台服务上。"),
+        Sentence("The transfer backend and devices on both sides: `--disaggregation-transfer-backend`, "
+                 "`--disaggregation-ib-device`.",
+                 "两边的传输后端和设备：`--disaggregation-transfer-backend`、`--disaggregation-ib-device`。"),
     ),
     "nvshmem": (
-        "NVSHMEM's own log: rerun with `NVSHMEM_DEBUG=INFO`.",
-        "Whether the GPUs and NICs support GPUDirect RDMA / IBGDA: `nvidia-smi topo -m`, `ibv_devinfo`.",
+        Sentence("NVSHMEM's own log: rerun with `NVSHMEM_DEBUG=INFO`.",
+                 "NVSHMEM 自己的日志：用 `NVSHMEM_DEBUG=INFO` 重跑。"),
+        Sentence("Whether the GPUs and NICs support GPUDirect RDMA / IBGDA: `nvidia-smi topo -m`, `ibv_devinfo`.",
+                 "GPU 和网卡是否支持 GPUDirect RDMA / IBGDA：`nvidia-smi topo -m`、`ibv_devinfo`。"),
     ),
     "deepep": (
-        "DeepEP's own tests on the same nodes (`tests/test_intranode.py`, `tests/test_low_latency.py` "
-        "in the DeepEP repository) tell a fabric problem from an SGLang one.",
-        "Bisect the mode: rerun with `--deepep-mode normal` instead of `low_latency` (or the reverse).",
-        "NVSHMEM's log: `NVSHMEM_DEBUG=INFO`.",
+        Sentence("DeepEP's own tests on the same nodes (`tests/test_intranode.py`, `tests/test_low_latency.py` "
+                 "in the DeepEP repository) tell a fabric problem from an SGLang one.",
+                 "在同样的节点上跑 DeepEP 自带的测试（DeepEP 仓库里的 `tests/test_intranode.py`、`tests/test_low_latency.py`），区分是互联问题还是 SGLang 问题。"),
+        Sentence("Bisect the mode: rerun with `--deepep-mode normal` instead of `low_latency` (or the reverse).",
+                 "二分排查模式：用 `--deepep-mode normal` 代替 `low_latency` 重跑（或反过来）。"),
+        Sentence("NVSHMEM's log: `NVSHMEM_DEBUG=INFO`.",
+                 "NVSHMEM 的日志：`NVSHMEM_DEBUG=INFO`。"),
     ),
     "deepgemm": (
-        "The DeepGEMM version and the GPU (DeepGEMM needs Hopper or newer): `python3 -m sglang.check_env`.",
-        "Whether its JIT cache is stale: the first DeepGEMM compile lines in the log.",
+        Sentence("The DeepGEMM version and the GPU (DeepGEMM needs Hopper or newer): `python3 -m sglang.check_env`.",
+                 "DeepGEMM 版本和 GPU（DeepGEMM 需要 Hopper 或更新的架构）：`python3 -m sglang.check_env`。"),
+        Sentence("Whether its JIT cache is stale: the first DeepGEMM compile lines in the log.",
+                 "它的 JIT 缓存是否过期：看日志里最早的 DeepGEMM 编译行。"),
     ),
     "flashinfer": (
-        "FlashInfer's API log: rerun with `FLASHINFER_LOGLEVEL=3` (`FLASHINFER_LOGDEST=stderr`) to see "
-        "the call that fails and its inputs.",
-        "The flashinfer version against what your SGLang pins: `pip list | grep -i flashinfer`.",
-        "A stale JIT build: move `~/.cache/flashinfer` away and rerun; or bisect with "
-        "`--attention-backend triton`.",
+        Sentence("FlashInfer's API log: rerun with `FLASHINFER_LOGLEVEL=3` (`FLASHINFER_LOGDEST=stderr`) to see "
+                 "the call that fails and its inputs.",
+                 "FlashInfer 的 API 日志：用 `FLASHINFER_LOGLEVEL=3`（`FLASHINFER_LOGDEST=stderr`）重跑，看出错的调用及其输入。"),
+        Sentence("The flashinfer version against what your SGLang pins: `pip list | grep -i flashinfer`.",
+                 "flashinfer 版本是否与你的 SGLang 锁定的一致：`pip list | grep -i flashinfer`。"),
+        Sentence("A stale JIT build: move `~/.cache/flashinfer` away and rerun; or bisect with "
+                 "`--attention-backend triton`.",
+                 "过期的 JIT 编译产物：把 `~/.cache/flashinfer` 移走后重跑；或用 `--attention-backend triton` 二分排查。"),
     ),
     "flashattention": (
-        "Bisect the attention backend: rerun with `--attention-backend flashinfer` or `triton`.",
-        "The sgl-kernel version against what your SGLang pins: `pip show sgl-kernel`.",
+        Sentence("Bisect the attention backend: rerun with `--attention-backend flashinfer` or `triton`.",
+                 "二分排查注意力后端：用 `--attention-backend flashinfer` 或 `triton` 重跑。"),
+        Sentence("The sgl-kernel version against what your SGLang pins: `pip show sgl-kernel`.",
+                 "sgl-kernel 版本是否与你的 SGLang 锁定的一致：`pip show sgl-kernel`。"),
     ),
     "sgl-kernel": (
-        "The sgl-kernel and torch versions against what your SGLang pins: `pip show sgl-kernel torch`.",
-        "Whether it loads on its own: `python3 -c \"import sgl_kernel\"` (the first error is the useful one).",
-        "The GPU architecture the wheel was built for vs yours: `nvidia-smi --query-gpu=name,compute_cap --format=csv`.",
+        Sentence("The sgl-kernel and torch versions against what your SGLang pins: `pip show sgl-kernel torch`.",
+                 "sgl-kernel 和 torch 版本是否与你的 SGLang 锁定的一致：`pip show sgl-kernel torch`。"),
+        Sentence("Whether it loads on its own: `python3 -c \"import sgl_kernel\"` (the first error is the useful one).",
+                 "单独能否加载：`python3 -c \"import sgl_kernel\"`（有用的是第一个错误）。"),
+        Sentence("The GPU architecture the wheel was built for vs yours: `nvidia-smi --query-gpu=name,compute_cap --format=csv`.",
+                 "wheel 编译时针对的 GPU 架构和你的是否一致：`nvidia-smi --query-gpu=name,compute_cap --format=csv`。"),
     ),
     "triton": (
-        "The triton and torch versions: `pip show triton torch` (they must be the pair torch ships with).",
-        "A stale kernel cache: move `~/.triton/cache` away and rerun.",
-        "Bisect: rerun with `--disable-cuda-graph`, and with another `--attention-backend`.",
+        Sentence("The triton and torch versions: `pip show triton torch` (they must be the pair torch ships with).",
+                 "triton 和 torch 版本：`pip show triton torch`（必须是 torch 自带的那一对）。"),
+        Sentence("A stale kernel cache: move `~/.triton/cache` away and rerun.",
+                 "过期的内核缓存：把 `~/.triton/cache` 移走后重跑。"),
+        Sentence("Bisect: rerun with `--disable-cuda-graph`, and with another `--attention-backend`.",
+                 "二分排查：加 `--disable-cuda-graph` 重跑，再换一个 `--attention-backend` 重跑。"),
     ),
     "torch-compile": (
-        "Rerun without `--enable-torch-compile`: if the error goes away, it is in compilation.",
-        "Dynamo's detail: rerun with `TORCHDYNAMO_VERBOSE=1` for the full compile traceback.",
-        "The torch and triton versions: `pip show torch triton`.",
+        Sentence("Rerun without `--enable-torch-compile`: if the error goes away, it is in compilation.",
+                 "去掉 `--enable-torch-compile` 重跑：如果错误消失，问题在编译。"),
+        Sentence("Dynamo's detail: rerun with `TORCHDYNAMO_VERBOSE=1` for the full compile traceback.",
+                 "Dynamo 的详细信息：用 `TORCHDYNAMO_VERBOSE=1` 重跑，拿到完整的编译调用栈。"),
+        Sentence("The torch and triton versions: `pip show torch triton`.",
+                 "torch 和 triton 版本：`pip show torch triton`。"),
     ),
     "cuda-graph": (
-        "Bisect: rerun with `--disable-cuda-graph`; if it then works, the failure is in graph capture.",
-        "Capture fewer batch sizes: a smaller `--cuda-graph-max-bs`.",
-        "The first error before the capture failed, with `CUDA_LAUNCH_BLOCKING=1` for a CUDA error.",
+        Sentence("Bisect: rerun with `--disable-cuda-graph`; if it then works, the failure is in graph capture.",
+                 "二分排查：加 `--disable-cuda-graph` 重跑；如果能跑通，故障在 CUDA graph 捕获。"),
+        Sentence("Capture fewer batch sizes: a smaller `--cuda-graph-max-bs`.",
+                 "少捕获一些 batch size：调小 `--cuda-graph-max-bs`。"),
+        Sentence("The first error before the capture failed, with `CUDA_LAUNCH_BLOCKING=1` for a CUDA error.",
+                 "捕获失败之前的第一个错误；如果是 CUDA 错误，用 `CUDA_LAUNCH_BLOCKING=1` 重跑。"),
     ),
     "cuda": (
-        "Where the CUDA error really happens: rerun with `CUDA_LAUNCH_BLOCKING=1` (slow, but the "
-        "traceback then points at the failing kernel).",
-        "Driver and CUDA versions: `nvidia-smi` and `python3 -m sglang.check_env`.",
-        "Bisect: rerun with `--disable-cuda-graph`.",
+        Sentence("Where the CUDA error really happens: rerun with `CUDA_LAUNCH_BLOCKING=1` (slow, but the "
+                 "traceback then points at the failing kernel).",
+                 "CUDA 错误真正发生在哪里：用 `CUDA_LAUNCH_BLOCKING=1` 重跑（会变慢，但调用栈会指向出错的内核）。"),
+        Sentence("Driver and CUDA versions: `nvidia-smi` and `python3 -m sglang.check_env`.",
+                 "驱动和 CUDA 版本：`nvidia-smi` 和 `python3 -m sglang.check_env`。"),
+        Sentence("Bisect: rerun with `--disable-cuda-graph`.",
+                 "二分排查：加 `--disable-cuda-graph` 重跑。"),
     ),
     "rocm": (
-        "ROCm, driver and GPU: `rocm-smi` and `python3 -m sglang.check_env`.",
-        "Where the HIP error really happens: rerun with `HIP_LAUNCH_BLOCKING=1`.",
+        Sentence("ROCm, driver and GPU: `rocm-smi` and `python3 -m sglang.check_env`.",
+                 "ROCm、驱动和 GPU：`rocm-smi` 和 `python3 -m sglang.check_env`。"),
+        Sentence("Where the HIP error really happens: rerun with `HIP_LAUNCH_BLOCKING=1`.",
+                 "HIP 错误真正发生在哪里：用 `HIP_LAUNCH_BLOCKING=1` 重跑。"),
     ),
     "aiter": (
-        "The aiter version against what your SGLang image ships: `pip show aiter`.",
-        "Bisect: rerun with another `--attention-backend` (e.g. `triton`).",
+        Sentence("The aiter version against what your SGLang image ships: `pip show aiter`.",
+                 "aiter 版本是否与你的 SGLang 镜像自带的一致：`pip show aiter`。"),
+        Sentence("Bisect: rerun with another `--attention-backend` (e.g. `triton`).",
+                 "二分排查：换一个 `--attention-backend`（例如 `triton`）重跑。"),
     ),
     "musa": (
-        "MUSA driver and toolkit: `mthreads-gmi` and `python3 -m sglang.check_env`.",
-        "The torch_musa version against what your SGLang build expects.",
+        Sentence("MUSA driver and toolkit: `mthreads-gmi` and `python3 -m sglang.check_env`.",
+                 "MUSA 驱动和工具链：`mthreads-gmi` 和 `python3 -m sglang.check_env`。"),
+        Sentence("The torch_musa version against what your SGLang build expects.",
+                 "torch_musa 版本是否与你的 SGLang 构建要求的一致。"),
     ),
     "tokenizer": (
-        "Whether the model has a chat template: `chat_template` in its `tokenizer_config.json`; "
-        "if not, pass one with `--chat-template`.",
-        "Load the tokenizer alone: `python3 -c \"from transformers import AutoTokenizer; "
-        "AutoTokenizer.from_pretrained('<model>')\"`.",
-        "The transformers version: `pip show transformers`.",
+        Sentence("Whether the model has a chat template: `chat_template` in its `tokenizer_config.json`; "
+                 "if not, pass one with `--chat-template`.",
+                 "模型是否带聊天模板：看它 `tokenizer_config.json` 里的 `chat_template`；没有的话用 `--chat-template` 指定一个。"),
+        Sentence("Load the tokenizer alone: `python3 -c \"from transformers import AutoTokenizer; "
+                 "AutoTokenizer.from_pretrained('<model>')\"`.",
+                 "单独加载分词器：`python3 -c \"from transformers import AutoTokenizer; AutoTokenizer.from_pretrained('<model>')\"`。"),
+        Sentence("The transformers version: `pip show transformers`.",
+                 "transformers 版本：`pip show transformers`。"),
     ),
     "transformers": (
-        "The transformers version against what your SGLang pins: `pip show transformers`.",
-        "Whether the model's config loads alone: `python3 -c \"from transformers import AutoConfig; "
-        "AutoConfig.from_pretrained('<model>')\"`.",
+        Sentence("The transformers version against what your SGLang pins: `pip show transformers`.",
+                 "transformers 版本是否与你的 SGLang 锁定的一致：`pip show transformers`。"),
+        Sentence("Whether the model's config loads alone: `python3 -c \"from transformers import AutoConfig; "
+                 "AutoConfig.from_pretrained('<model>')\"`.",
+                 "模型配置能否单独加载：`python3 -c \"from transformers import AutoConfig; AutoConfig.from_pretrained('<model>')\"`。"),
     ),
     "router": (
-        "Each worker's health, bypassing the router: `curl http://<worker>:<port>/health`.",
-        "The router and SGLang versions: `pip show sglang-router sglang`.",
-        "The router's log from start-up: it names workers it could not reach.",
+        Sentence("Each worker's health, bypassing the router: `curl http://<worker>:<port>/health`.",
+                 "绕过 router 检查每个 worker 的健康状态：`curl http://<worker>:<port>/health`。"),
+        Sentence("The router and SGLang versions: `pip show sglang-router sglang`.",
+                 "router 和 SGLang 版本：`pip show sglang-router sglang`。"),
+        Sentence("The router's log from start-up: it names workers it could not reach.",
+                 "router 从启动开始的日志：里面会写出它连不上的 worker。"),
     ),
     "xgrammar": (
-        "Bisect the grammar backend: rerun with `--grammar-backend outlines` (or `llguidance`).",
-        "The xgrammar version against what your SGLang pins: `pip show xgrammar`.",
+        Sentence("Bisect the grammar backend: rerun with `--grammar-backend outlines` (or `llguidance`).",
+                 "二分排查语法后端：用 `--grammar-backend outlines`（或 `llguidance`）重跑。"),
+        Sentence("The xgrammar version against what your SGLang pins: `pip show xgrammar`.",
+                 "xgrammar 版本是否与你的 SGLang 锁定的一致：`pip show xgrammar`。"),
     ),
     "speculative": (
-        "Bisect: rerun without `--speculative-algorithm` and the other speculative flags; if it then "
-        "works, the draft model or its settings are the cause.",
-        "Whether the draft model fits the target model (same vocabulary and hidden size).",
+        Sentence("Bisect: rerun without `--speculative-algorithm` and the other speculative flags; if it then "
+                 "works, the draft model or its settings are the cause.",
+                 "二分排查：去掉 `--speculative-algorithm` 和其他投机解码参数重跑；如果能跑通，原因在草稿模型或它的设置。"),
+        Sentence("Whether the draft model fits the target model (same vocabulary and hidden size).",
+                 "草稿模型和目标模型是否匹配（词表和 hidden size 相同）。"),
     ),
     "quantization": (
-        "The checkpoint's `quantization_config` in its `config.json`, and the `--quantization` flag if set.",
-        "Whether your GPU supports the format (e.g. FP8 needs compute capability 8.9 or newer): "
-        "`nvidia-smi --query-gpu=name,compute_cap --format=csv`.",
+        Sentence("The checkpoint's `quantization_config` in its `config.json`, and the `--quantization` flag if set.",
+                 "checkpoint 的 `config.json` 里的 `quantization_config`，以及设置了的 `--quantization` 参数。"),
+        Sentence("Whether your GPU supports the format (e.g. FP8 needs compute capability 8.9 or newer): "
+                 "`nvidia-smi --query-gpu=name,compute_cap --format=csv`.",
+                 "你的 GPU 是否支持这种格式（例如 FP8 需要计算能力 8.9 或更新）：`nvidia-smi --query-gpu=name,compute_cap --format=csv`。"),
     ),
     "model-loader": (
-        "Whether every weight file downloaded completely: the sizes in the model folder against the hub.",
-        "Free host memory and disk while loading: `free -g`, `df -h`.",
+        Sentence("Whether every weight file downloaded completely: the sizes in the model folder against the hub.",
+                 "每个权重文件是否下载完整：对比模型目录里的文件大小和 hub 上的。"),
+        Sentence("Free host memory and disk while loading: `free -g`, `df -h`.",
+                 "加载时主机的空闲内存和磁盘：`free -g`、`df -h`。"),
     ),
     "lora": (
-        "The LoRA adapter's `adapter_config.json` (target modules, rank) against the base model.",
-        "Bisect: rerun without the adapters.",
+        Sentence("The LoRA adapter's `adapter_config.json` (target modules, rank) against the base model.",
+                 "LoRA 适配器的 `adapter_config.json`（target modules、rank）是否和基础模型对得上。"),
+        Sentence("Bisect: rerun without the adapters.",
+                 "二分排查：不加载适配器重跑。"),
     ),
     "multimodal": (
-        "Whether the same request works with text only: then the image / video input is the cause.",
-        "The transformers version: `pip show transformers` (processors change between releases).",
+        Sentence("Whether the same request works with text only: then the image / video input is the cause.",
+                 "同样的请求只发文本能否成功：能的话，原因在图片 / 视频输入。"),
+        Sentence("The transformers version: `pip show transformers` (processors change between releases).",
+                 "transformers 版本：`pip show transformers`（processor 在不同版本之间会变）。"),
     ),
 }
 
@@ -180,17 +257,17 @@ MAX_STEPS = 3
 FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 
 
-def steps_for(components, limit: int = MAX_STEPS) -> list[str]:
+def steps_for(components, limit: int = MAX_STEPS) -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
     generic ones to fill up; each says which component it is for."""
     for name in components:
         steps = STEPS.get(name)
         if steps:
-            return [f"[{name}] {s}" for s in steps[:limit]]
+            return [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps[:limit]]
     return list(GENERIC[:limit])
 
 
-def for_version(steps: list[str], version: str | None, registry) -> list[str]:
+def for_version(steps: list[Sentence], version: str | None, registry) -> list[Sentence]:
     """The steps as the user's SGLang version spells its flags: a renamed flag is replaced by the
     registry's replacement, a step with a flag that has none is left out. Unchanged when the
     version or the registry is unknown."""
@@ -207,7 +284,8 @@ def for_version(steps: list[str], version: str | None, registry) -> list[str]:
             if len(replacement) != 1:   # no single flag to use instead: the step does not apply
                 step = None
                 break
-            step = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", replacement[0], step)
+            flag = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+            step = Sentence(flag.sub(replacement[0], step), flag.sub(replacement[0], step.zh))
         if step:
             out.append(step)
     return out

@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from assistant.paste_cache import per_analysis
+from assistant.wording import Sentence
 from assistant.trace import looks_like_sentence
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ SAID_SERVING_RE = re.compile(
     r"\bafter (?:\d+|a few|several|many) (?:hours|days|requests)\b|运行一段时间后|跑了一段时间|服务一段时间后", re.I)
 MAX_LINES = 5000
 WORDS = {"startup": "while the server starts (before it served)", "serving": "after the server had been serving"}
+WORDS_ZH = {"startup": "服务启动期间（尚未开始服务）", "serving": "服务已经运行一段时间之后"}
 
 
 def paste_phase(analysis: "Analysis") -> str | None:
@@ -62,9 +64,10 @@ def phase_conflict(meta: dict, analysis: "Analysis") -> str | None:
     if not shown or shown == wanted:
         return None
     if analysis.ready or analysis.serving_lines or any(STARTUP_RE.search(line) for line in analysis.masked_lines[:MAX_LINES]):
-        evidence = ("it printed `ready to roll` or batch lines" if shown == "serving"
-                    else "it shows start-up progress and never served")
+        evidence = (("it printed `ready to roll` or batch lines", "日志里有 `ready to roll` 或 batch 行")
+                    if shown == "serving" else ("it shows start-up progress and never served", "只有启动进度，从未开始服务"))
     else:
-        evidence = "as you describe it"
-    return f"This entry is about failures {WORDS[wanted]}; your log fails {WORDS[shown]} ({evidence})."
+        evidence = ("as you describe it", "按你的描述")
+    return Sentence(f"This entry is about failures {WORDS[wanted]}; your log fails {WORDS[shown]} ({evidence[0]}).",
+                    f"这个条目讲的是{WORDS_ZH[wanted]}的故障；你的日志是在{WORDS_ZH[shown]}出错（{evidence[1]}）。")
 

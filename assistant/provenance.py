@@ -24,6 +24,7 @@ from assistant.paste_cache import per_analysis
 from assistant.release_range import release_range
 from assistant.symbols import ARCHITECTURE_UNSUPPORTED, SymbolHistory, symbol_history
 from assistant.trace import Analysis
+from assistant.wording import Sentence, in_language
 
 ROOT_KINDS = ("exception", "fatal")
 MAX_ROOT_LINES = 8        # the first root errors are what the user asks about
@@ -178,56 +179,76 @@ def site(origin: Origin) -> str:
     return f"{origin.module}:{origin.function}"
 
 
-def release_span(releases) -> str:
+def release_span(releases, language: str = "en") -> str:
     """"0.4.0–0.5.2 (13 releases)", or the one release."""
     if len(releases) == 1:
         return releases[0]
-    return f"{releases[0]}–{releases[-1]} ({len(releases)} releases)" if releases else "none"
+    if not releases:
+        return "无" if language == "zh" else "none"
+    count = f"（共 {len(releases)} 个版本）" if language == "zh" else f" ({len(releases)} releases)"
+    return f"{releases[0]}–{releases[-1]}{count}"
 
 
-def _how(origin: Origin) -> str:
+def _how(origin: Origin) -> Sentence:
     if origin.kind == "raise":
-        return f"raises {origin.exception}" if origin.exception else "raises"
+        return (Sentence(f"raises {origin.exception}", f"抛出 {origin.exception}") if origin.exception
+                else Sentence("raises", "抛出异常"))
     if origin.kind == "assert":
-        return "fails an assert (AssertionError)"
+        return Sentence("fails an assert (AssertionError)", "断言失败（AssertionError）")
     if origin.kind == "argparse":
-        return "rejects a command-line argument (argparse exits)"
-    return f"logs it at {origin.exception or 'error'} level"
+        return Sentence("rejects a command-line argument (argparse exits)", "拒绝了一个命令行参数（argparse 退出）")
+    level = origin.exception or "error"
+    return Sentence(f"logs it at {level} level", f"以 {level} 级别记录日志")
 
 
-def origin_headline(origin: Origin) -> str:
+def origin_headline(origin: Origin) -> Sentence:
     """One line: who emits the error."""
     if not origin.is_sglang:
-        what = "the frames point to" if origin.matched_line.startswith("File ") else "the error points to"
-        return f"not an SGLang message; {what} {origin.package}"
+        frames = origin.matched_line.startswith("File ")
+        what = "the frames point to" if frames else "the error points to"
+        what_zh = "调用栈指向" if frames else "错误指向"
+        return Sentence(f"not an SGLang message; {what} {origin.package}",
+                        f"不是 SGLang 的报错；{what_zh} {origin.package}")
     label = "SGLang" if origin.package == "sglang" else origin.package
-    return f"{label}: {site(origin)} {_how(origin)}"
+    how = _how(origin)
+    return Sentence(f"{label}: {site(origin)} {how}", f"{label}：{site(origin)} {how.zh}")
 
 
-def origin_lines(origin: Origin) -> list[str]:
-    """The "Where it comes from" block as plain lines: site, condition, releases, user's version."""
+# the line of `origin_lines` that quotes the condition under which the message is emitted
+CONDITION_PREFIX = ("when: ", "条件：")
+
+
+def origin_lines(origin: Origin, language: str = "en") -> list[str]:
+    """The "Where it comes from" block as plain lines in the reader's language: site, condition,
+    releases, user's version."""
     if not origin.is_sglang:
-        return [origin_headline(origin)]
+        return [in_language(origin_headline(origin), language)]
     lines = [origin_headline(origin)]
     if origin.condition:
         condition = " ".join(origin.condition.split())
         if len(condition) > MAX_CONDITION:
             condition = condition[:MAX_CONDITION] + "…"
-        lines.append(f"when: {condition}")
+        lines.append(Sentence(CONDITION_PREFIX[0] + condition, CONDITION_PREFIX[1] + condition))
     package = "SGLang" if origin.package == "sglang" else origin.package
-    lines.append(f"in {package} releases {release_span(origin.releases)}" if origin.releases
-                 else f"in no {package} release of the registry")
+    lines.append(Sentence(f"in {package} releases {release_span(origin.releases)}",
+                          f"出现在 {package} 版本 {release_span(origin.releases, 'zh')}") if origin.releases
+                 else Sentence(f"in no {package} release of the registry", f"版本库里没有哪个 {package} 版本有它"))
     if origin.user_version and origin.in_user_version is True:
-        lines.append(f"your SGLang {origin.user_version} has this message")
+        lines.append(Sentence(f"your SGLang {origin.user_version} has this message",
+                              f"你的 SGLang {origin.user_version} 有这条报错"))
     elif origin.user_version and origin.in_user_version is False:
-        lines.append(f"your SGLang {origin.user_version} does not have this exact message: the text "
-                     "changed, or the log is from another release than the one detected")
+        lines.append(Sentence(f"your SGLang {origin.user_version} does not have this exact message: the text "
+                              "changed, or the log is from another release than the one detected",
+                              f"你的 SGLang {origin.user_version} 没有一字不差的这条报错：要么文字改过，"
+                              "要么日志来自另一个版本，而不是检测到的这个"))
     elif origin.package == "sglang":
-        lines.append("your SGLang version is not in the paste (add `python3 -m sglang.check_env`)")
+        lines.append(Sentence("your SGLang version is not in the paste (add `python3 -m sglang.check_env`)",
+                              "你贴的内容里没有 SGLang 版本（请附上 `python3 -m sglang.check_env` 的输出）"))
     if origin.alternatives:
-        lines.append(f"the same text is emitted at {origin.alternatives} other place(s); a traceback "
-                     "frame would tell which")
-    return lines
+        lines.append(Sentence(f"the same text is emitted at {origin.alternatives} other place(s); a traceback "
+                              "frame would tell which",
+                              f"同样的文字还在另外 {origin.alternatives} 处发出；调用栈帧能说明是哪一处"))
+    return [in_language(line, language) for line in lines]
 
 
 def _pin_words(advice: DependencyAdvice) -> str:

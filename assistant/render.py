@@ -42,9 +42,9 @@ def where_line(answer: Answer) -> str:
     if answer.failing_components:
         parts.append(", ".join(answer.failing_components))
     if answer.failing_module:
-        parts.append(f"innermost frame in {answer.failing_module}")
+        parts.append(f"{answer.label('innermost_frame')} {answer.failing_module}")
     if answer.named_class:
-        parts.append(f"{answer.named_class[0]} (named in your paste) is in {answer.named_class[1]}")
+        parts.append(f"{answer.named_class[0]} {answer.label('named_in_paste')} {answer.named_class[1]}")
     return "; ".join(parts)
 
 
@@ -57,7 +57,7 @@ def provenance_lines(answer: Answer, c) -> list[str]:
         return c(_BOLD, answer.label(key) + ": ")
 
     if answer.origin is not None:
-        first, *rest = origin_lines(answer.origin)
+        first, *rest = origin_lines(answer.origin, answer.reader_language)
         out += [h("where_from") + first] + [f"  {line}" for line in rest]
     if answer.symbol is not None:
         out += ([""] if out else []) + [h("releases") + symbol_sentence(answer.symbol)]

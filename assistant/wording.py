@@ -38,6 +38,9 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "sources": ("Sources", "来源"),
     "similar": ("Similar reports", "相似报告"),
     "other_candidates": ("Other candidates", "其他候选"),
+    # the words of the "where it arises" line
+    "innermost_frame": ("innermost frame in", "最内层调用栈帧在"),
+    "named_in_paste": ("(named in your paste) is in", "（你贴的内容里提到的）位于"),
 }
 
 
@@ -45,3 +48,23 @@ def heading(key: str, language: str = "en") -> str:
     """The name of a section or outcome in "en" or "zh" (anything else reads as English)."""
     english, chinese = HEADINGS[key]
     return chinese if language == "zh" else english
+
+
+class Sentence(str):
+    """One of the assistant's own sentences (a reason, a next step): the English text is what it
+    is as a string (JSON, logs, tests); it carries its Chinese version for a Chinese reader. What
+    it quotes (error lines, flags, commands, titles) is the same in both."""
+
+    zh: str
+
+    def __new__(cls, english: str, chinese: str) -> Sentence:
+        sentence = super().__new__(cls, english)
+        sentence.zh = chinese
+        return sentence
+
+
+def in_language(text: str, language: str = "en") -> str:
+    """The text for a reader of `language`: a Sentence's Chinese version for "zh", else as is."""
+    if language == "zh" and isinstance(text, Sentence):
+        return text.zh
+    return str(text)

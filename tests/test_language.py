@@ -4,6 +4,7 @@ step's text_zh, with commands, flags and versions untouched; English otherwise, 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from assistant.kb import parse_entry, translation_mismatches
 from assistant.retrieve import Hit, Retrieval
 from assistant.trace import analyze
 from tests.conftest import run_ask
+
+CHINESE = re.compile(r"[\u3400-\u9fff]")
 
 ENTRY = Path(__file__).resolve().parents[1] / "kb" / "entries" / "port-already-in-use.md"
 ERROR = "OSError: [Errno 98] Address already in use"
@@ -28,9 +31,9 @@ def _translated():
 
 
 def _facts_of(text: str) -> set[str]:
-    from assistant.kb import _facts
+    from assistant.kb import stated_facts
 
-    return _facts(text)
+    return stated_facts(text)
 
 
 def _answer(question: str, lang: str = "auto"):
@@ -117,3 +120,61 @@ def test_a_chinese_fix_has_chinese_section_names(assistant):
     answer = assistant.answer("启动的时候报错了，端口好像被占用了，怎么办？\n" + ERROR)
     assert answer.outcome == "fix" and answer.reader_language == "zh"
     assert "修复步骤:" in answer.text and "\nFix:" not in answer.text
+
+
+LEAD_TRACE = ('Traceback (most recent call last):\n'
+              '  File "/usr/lib/python3/site-packages/nixl/_api.py", line 88, in transfer\n'
+              '    raise RuntimeError(msg)\n'
+              'RuntimeError: NIXL_ERR_BACKEND: transfer failed on ucx backend\n')
+
+
+def test_a_chinese_reader_gets_why_it_is_a_lead_and_what_to_collect_in_chinese(assistant):
+    from ui.markdown import answer_markdown
+    from ui.slack_format import answer_sections
+
+    answer = assistant.answer("sglang 0.5.9 做 PD 分离，传 KV 的时候报错了\n" + LEAD_TRACE)
+    assert answer.outcome == "lead" and answer.reader_language == "zh"
+    assert answer.reasons and answer.next_steps
+    for sentence in (*answer.reasons, *answer.next_steps):
+        assert CHINESE.search(sentence), sentence
+    # the commands and env vars of a next step are the same in both languages
+    assert any("`UCX_LOG_LEVEL=debug`" in step for step in answer.next_steps)
+    assert "最内层调用栈帧在" in answer.text and "innermost frame" not in answer.text
+    assert answer.reasons[0] in answer_markdown(answer)
+    assert answer.reasons[0] in "\n".join(answer_sections(answer))
+
+
+def test_an_english_reader_of_the_same_lead_gets_english_reasons_and_steps(assistant):
+    answer = assistant.answer("PD disaggregation on sglang 0.5.9 fails while sending the KV cache\n" + LEAD_TRACE)
+    assert answer.outcome == "lead" and answer.reader_language == "en"
+    assert answer.reasons and answer.next_steps
+    assert not any(CHINESE.search(s) for s in (*answer.reasons, *answer.next_steps))
+    assert answer.to_json()["reasons"] == answer.reasons
+
+
+def test_every_next_step_says_the_same_facts_in_chinese():
+    from assistant.kb import stated_facts
+    from assistant.next_steps import GENERIC, STEPS
+
+    for step in (*GENERIC, *(s for steps in STEPS.values() for s in steps)):
+        assert CHINESE.search(step.zh), step
+        assert stated_facts(step) == stated_facts(step.zh), step
+
+
+def test_where_an_sglang_error_comes_from_is_told_in_the_readers_language():
+    from assistant.origin import Origin
+    from assistant.provenance import CONDITION_PREFIX, origin_lines
+
+    origin = Origin(is_sglang=True, package="sglang", module="sglang.srt.server_args",
+                    function="ServerArgs.check_server_args", kind="raise", exception="ValueError",
+                    condition="self.tp_size % self.pp_size != 0", releases=("0.5.1", "0.5.2", "0.5.3"),
+                    user_version="0.5.2", in_user_version=True, alternatives=2)
+    english, chinese = origin_lines(origin), origin_lines(origin, "zh")
+    assert english[0] == "SGLang: sglang.srt.server_args:ServerArgs.check_server_args raises ValueError"
+    assert len(english) == len(chinese)
+    for line in chinese:
+        assert CHINESE.search(line), line
+    # the site, the condition and the releases are quoted as they are
+    assert "sglang.srt.server_args:ServerArgs.check_server_args" in chinese[0] and "ValueError" in chinese[0]
+    assert chinese[1].startswith(CONDITION_PREFIX[1]) and chinese[1].endswith("self.tp_size % self.pp_size != 0")
+    assert "0.5.1–0.5.3" in chinese[2] and "0.5.2" in chinese[3]

@@ -21,7 +21,7 @@ import re
 
 from assistant.answer import Answer, Match
 from assistant.control_chars import neutralize
-from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
+from assistant.provenance import CONDITION_PREFIX, dependency_sentence, origin_lines, symbol_sentence
 from assistant.redact import redact
 from assistant.render import flags_heading
 from assistant.wording import heading
@@ -184,9 +184,9 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
         out += ["", f"**{words('root_error')}**", "", fenced(answer.primary_error)]
     where = [code_span(c) for c in answer.failing_components]
     if answer.failing_module:
-        where.append(f"innermost frame in {code_span(answer.failing_module)}")
+        where.append(f"{words('innermost_frame')} {code_span(answer.failing_module)}")
     if answer.named_class:
-        where.append(f"{code_span(answer.named_class[0])} (named in your paste) is in "
+        where.append(f"{code_span(answer.named_class[0])} {words('named_in_paste')} "
                      f"{code_span(answer.named_class[1])}")
     if where:
         out += ["", f"**{words('where_arises')}:** " + ", ".join(where)]
@@ -211,9 +211,9 @@ def _provenance_markdown(answer: Answer) -> list[str]:
     out = []
     words = answer.label
     if answer.origin is not None:
-        first, *rest = origin_lines(answer.origin)
+        first, *rest = origin_lines(answer.origin, answer.reader_language)
         out += ["", f"**{words('where_from')}:** {code_span(first)}"]
-        out += [f"- {code_span(r) if r.startswith('when: ') else r}" for r in rest]
+        out += [f"- {code_span(r) if r.startswith(CONDITION_PREFIX) else r}" for r in rest]
     if answer.symbol is not None:
         out += ["", f"**{words('releases')}:** {symbol_sentence(answer.symbol)}"]
     if answer.choice_note:
@@ -229,7 +229,7 @@ def origin_source_markdown(answer: Answer) -> str:
     source lines around it, the releases that have the message."""
     origin = answer.origin
     first, *rest = origin_lines(origin)
-    body = [f"<p>{html.escape(line)}</p>" for line in rest if not line.startswith("when: ")]
+    body = [f"<p>{html.escape(line)}</p>" for line in rest if not line.startswith(CONDITION_PREFIX)]
     if origin.is_sglang and origin.context:
         where = f"{origin.path}, line {origin.line}" if origin.line else origin.path
         body.append(f"<p>Source ({html.escape(where)}, newest release with it):</p>"

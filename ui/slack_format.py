@@ -19,7 +19,7 @@ import urllib.parse
 
 from assistant.answer import Answer
 from assistant.control_chars import neutralize
-from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
+from assistant.provenance import CONDITION_PREFIX, dependency_sentence, origin_lines, symbol_sentence
 from assistant.render import flags_heading
 from assistant.redact import REDACTED, redact, redact_data  # noqa: F401 - the library's one scrubber, re-exported
 
@@ -166,9 +166,9 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
                         + _code_block([answer.primary_error[:EVIDENCE_CHARS]]))
     where = [f"`{escape(c)}`" for c in answer.failing_components]
     if answer.failing_module:
-        where.append(f"innermost frame in `{escape(redact(answer.failing_module))}`")
+        where.append(f"{words('innermost_frame')} `{escape(redact(answer.failing_module))}`")
     if answer.named_class:
-        where.append(f"`{escape(answer.named_class[0])}` (named in your paste) is in "
+        where.append(f"`{escape(answer.named_class[0])}` {words('named_in_paste')} "
                      f"`{escape(answer.named_class[1])}`")
     if where:
         sections.append(f"*{words('where_arises')}:* " + ", ".join(where))
@@ -183,8 +183,8 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
     parts = []
     words = answer.label
     if answer.origin is not None:
-        first, *rest = origin_lines(answer.origin)
-        code = [f"`{escape(line)}`" if line.startswith("when: ") else escape(line) for line in rest]
+        first, *rest = origin_lines(answer.origin, answer.reader_language)
+        code = [f"`{escape(line)}`" if line.startswith(CONDITION_PREFIX) else escape(line) for line in rest]
         parts.append(f"*{words('where_from')}:* `{escape(first)}`" + "".join(f"\n• {line}" for line in code))
     if answer.symbol is not None:
         parts.append(f"*{words('releases')}:* {escape(redact(symbol_sentence(answer.symbol)))}")
