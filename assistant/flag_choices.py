@@ -26,14 +26,20 @@ class ChoiceHistory:
     listed: tuple[str, ...]         # registry releases with literal choices for the flag at all
     user_version: str | None
     user_release: str | None        # the registry release the user's version maps to
+    unlisted_after: tuple[str, ...] = ()   # later releases that have the flag but build its choices at run time
 
     def sentence(self, order: list[str]) -> str:
         if not self.releases:
             return (f"`{self.value}` is not a choice of `{self.flag}` in any SGLang release "
                     f"{order[0]}–{order[-1]} that lists its choices: check the spelling, or whether it "
                     "is a value of another engine's flag.")
-        where = describe_versions(self.releases, order)
+        # runs over the releases that list the choices: a release that builds them at run time
+        # neither accepts nor rejects the value as far as the registry knows
+        where = describe_versions(self.releases, [v for v in order if v in self.listed])
         text = f"`{self.value}` is a choice of `{self.flag}` in SGLang {where}"
+        if self.unlisted_after and self.releases[-1] == self.listed[-1]:
+            text += (f" (from {self.unlisted_after[0]} on, SGLang builds this flag's choices at run time, "
+                     "so later releases are not known here)")
         if self.user_version and self.user_release and self.user_release not in self.releases:
             newer = [r for r in self.releases if order.index(r) > order.index(self.user_release)]
             text += (f"; your SGLang {self.user_version} does not accept it"
@@ -56,5 +62,7 @@ def choice_history(lines: Iterable[str], user_version: str | None, registry: Fla
             return None   # choices computed at run time: nothing to claim
         releases = tuple(v for v in listed if value in registry.releases[v].flag_choices[flag])
         user_release = registry.nearest(user_version) if user_version else None
-        return ChoiceHistory(flag, value, releases, listed, user_version, user_release)
+        later = registry.versions[registry.versions.index(listed[-1]) + 1:]
+        unlisted_after = tuple(v for v in later if flag in registry.releases[v].flags)
+        return ChoiceHistory(flag, value, releases, listed, user_version, user_release, unlisted_after)
     return None

@@ -39,6 +39,15 @@ WORDS = {"startup": "while the server starts (before it served)", "serving": "af
 WORDS_ZH = {"startup": "服务启动期间（尚未开始服务）", "serving": "服务已经运行一段时间之后"}
 
 
+# "it happens only under load and not at startup", "不是启动时": the user says when it did NOT fail
+NEGATED_RE = re.compile(r"(?:\b(?:not|never|no longer|nothing)\s+(?:\w+\s+){0,2}|不是|并非|没有在|不在)$", re.I)
+
+
+def _said(regex: re.Pattern, words: str) -> bool:
+    """Whether the user says it, other than in a negation."""
+    return any(not NEGATED_RE.search(words[max(0, m.start() - 30):m.start()]) for m in regex.finditer(words))
+
+
 def paste_phase(analysis: "Analysis") -> str | None:
     """"serving" when the log shows the server served, "startup" when it shows start-up progress
     and no serving, None when it shows neither (a bare traceback)."""
@@ -52,8 +61,8 @@ def _phase(analysis: "Analysis") -> str | None:
     if any(STARTUP_RE.search(line) for line in lines):
         return "startup"
     words = " ".join((analysis.question, *(line for line in analysis.plain_lines[:40] if looks_like_sentence(line))))
-    said_startup, said_serving = SAID_STARTUP_RE.search(words), SAID_SERVING_RE.search(words)
-    if bool(said_startup) != bool(said_serving):
+    said_startup, said_serving = _said(SAID_STARTUP_RE, words), _said(SAID_SERVING_RE, words)
+    if said_startup != said_serving:
         return "startup" if said_startup else "serving"
     return None
 

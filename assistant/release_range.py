@@ -76,7 +76,10 @@ def scope_fits(version: Version, affected: str | None, fixed: str | None) -> str
     try:
         if affected and not spec_contains(affected, version):
             return "affected"
-        if fixed and _comparable(version, fixed) >= Version(fixed):
+        # an entry whose range names release candidates (`>=0.5.2rc0,<=0.5.2rc2`, fixed in 0.5.2)
+        # tells them apart from the release they lead to, for its fix too
+        keep_pre = _names_pre(fixed) or any(_names_pre(bound.version) for bound in SpecifierSet(affected or ""))
+        if fixed and _comparable(version, fixed, keep_pre) >= Version(fixed):
             return "fixed"
     except (InvalidSpecifier, InvalidVersion):
         return None
@@ -87,9 +90,17 @@ def spec_contains(spec: str, version: Version) -> bool:
     """Whether a release is inside a version range. A bound that names a post release
     (`==0.4.9.post1`, `>=0.4.10.post2`) tells post releases apart; a bound on a plain release
     counts 0.4.9.post1 as 0.4.9, as the releases' notes do. Pre-releases and local builds count
-    as the release they lead to."""
-    return all(bound.contains(_comparable(version, bound.version), prereleases=True)
-               for bound in SpecifierSet(spec))
+    as the release they lead to, unless a bound of the range names a pre-release."""
+    bounds = SpecifierSet(spec)
+    keep_pre = any(_names_pre(bound.version) for bound in bounds)
+    return all(bound.contains(_comparable(version, bound.version, keep_pre), prereleases=True) for bound in bounds)
+
+
+def _names_pre(bound: str | None) -> bool:
+    try:
+        return bool(bound) and Version(bound).pre is not None
+    except InvalidVersion:   # a wildcard bound such as 0.4.*
+        return False
 
 
 def ends_before(spec: str, release: Version) -> bool:
@@ -103,8 +114,10 @@ def ends_before(spec: str, release: Version) -> bool:
         return False
 
 
-def _comparable(version: Version, bound: str) -> Version:
+def _comparable(version: Version, bound: str, keep_pre: bool = False) -> Version:
     base = Version(version.base_version)
+    if keep_pre and version.pre is not None:
+        return Version(f"{base}{version.pre[0]}{version.pre[1]}")
     try:
         names_post = Version(bound).post is not None
     except InvalidVersion:   # a wildcard bound such as 0.4.*

@@ -80,6 +80,13 @@ def test_whether_the_server_served_before_it_failed():
     assert paste_phase(analyze("Killed\n")) is None
 
 
+def test_when_the_user_says_it_did_not_fail_is_not_when_it_failed():
+    said = "Can anyone help? The server gets killed only under concurrent traffic and {}.\nKilled\n"
+    assert paste_phase(analyze(said.format("not at startup"))) is None
+    assert paste_phase(analyze(said.format("always at startup"))) == "startup"
+    assert paste_phase(analyze("服务不是启动时挂的，是跑了一段时间后挂的\nKilled\n")) == "serving"
+
+
 @pytest.mark.slow
 def test_a_kill_after_hours_of_serving_is_not_the_load_time_kill(assistant):
     answer = assistant.answer(KILLED_AFTER_SERVING)

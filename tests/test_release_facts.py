@@ -30,6 +30,17 @@ def test_an_invalid_choice_says_which_releases_accept_the_value(assistant):
     assert "not a choice of `--kv-cache-dtype` in any SGLang release" in made_up.choice_note
 
 
+def test_releases_that_build_a_flags_choices_at_run_time_are_not_said_to_reject_the_value(assistant):
+    # the literal choices of --speculative-algorithm stop at 0.5.11; later releases still take NGRAM
+    answer = assistant.answer(
+        "sglang 0.5.2\n"
+        "launch_server.py: error: argument --speculative-algorithm: invalid choice: 'NGRAM' (choose from "
+        "'EAGLE', 'EAGLE3', 'NEXTN', 'STANDALONE')")
+    note = answer.choice_note
+    assert "`NGRAM` is a choice of `--speculative-algorithm` in SGLang 0.5.3-0.5.11 (from 0.5.12 on" in note
+    assert "later releases are not known here" in note and "upgrade to 0.5.3 or later" in note
+
+
 def test_a_how_to_quotes_the_choices_of_the_users_release(assistant):
     answer = assistant.answer("sglang 0.5.9: which --kv-cache-dtype value do I use for an FP8 KV cache?")
     kv = next(f for f in answer.flags if f.name == "--kv-cache-dtype")
