@@ -84,7 +84,9 @@ COMPONENTS: tuple[Component, ...] = (
     _c("speculative", r"speculative|eagle|\bspec_info\b|draft[_ ]model|\bMTP\b|NEXTN", family="speculative"),
     _c("disaggregation", r"disaggregation|KVTransfer|kv_transfer|bootstrap[_ ]server|bootstrap_room|"
                          r"KVPoll|prefill[_ ]server|decode[_ ]server", family="kv-transfer"),
-    _c("quantization", r"quantiz|\bfp8\b|\bfp4\b|mxfp4|nvfp4|\bawq\b|\bgptq\b|\bw8a8\b|compressed[-_]tensors|"
+    # not the unquantized method every bf16 layer runs (`layers/quantization/unquant.py`,
+    # `UnquantizedLinearMethod`): an OOM in its matmul is no quantization failure
+    _c("quantization", r"(?<!un)quantiz(?!ation[/\\.]unquant\b)|\bfp8\b|\bfp4\b|mxfp4|nvfp4|\bawq\b|\bgptq\b|\bw8a8\b|compressed[-_]tensors|"
                        r"modelopt|marlin|block_n|block_k", family="quantization", in_words=False),
     _c("model-loader", r"model_loader|weight_utils|load_weights|safetensors|\.bin\b|weight_loader|"
                        r"hf_transfer|snapshot_download|huggingface_hub", family="model-loading", in_words=False),

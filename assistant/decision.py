@@ -513,7 +513,8 @@ def feature_unused(meta: dict, analysis: Analysis) -> str | None:
     flags = {re.split(r"[\s=]", flag, 1)[0]: flag for flag in analysis.environment.flags}
     subject = title_subject(meta.get("title", ""))
     if MULTINODE_RE.search(subject) and not _several_nodes(analysis, flags):
-        if SINGLE_NODE_RE.search(analysis.question) or LAUNCH_MODEL_FLAGS & set(flags):
+        if (SINGLE_NODE_RE.search(analysis.question) or LAUNCH_MODEL_FLAGS & set(flags)
+                or _nccl_nodes(analysis) == 1):
             return Sentence("This entry is about a launch across several nodes; your paste runs on one "
                             "(no `--nnodes` above 1).",
                             "这个条目讲的是多节点启动；你贴的是单节点运行（`--nnodes` 不大于 1）。")
@@ -532,11 +533,28 @@ SINGLE_NODE_RE = re.compile(r"single (?:machine|node|host|server)|one (?:machine
 NODES_SHOWN_RE = re.compile(r"multi-?node|\bnode[- _]?(?:rank|[1-9])\b|\bnnodes\b|\b(?:two|2|three|3|four|4|\d+) nodes\b|多机|多节点", re.I)
 
 
+# NCCL / RCCL's communicator line at INFO level: `comm 0x... rank 0 nRanks 8 nNodes 1 localRanks 8`
+NCCL_NODES_RE = re.compile(r"\bnRanks \d+ nNodes (\d+)\b")
+
+
+def _nccl_nodes(analysis: Analysis) -> int | None:
+    """How many nodes NCCL's own log says the communicator spans, when it says."""
+    for line in analysis.masked_lines[:5000]:
+        found = NCCL_NODES_RE.search(analysis.original(line))
+        if found:
+            return int(found.group(1))
+    return None
+
+
 def _several_nodes(analysis: Analysis, flags: dict[str, str]) -> bool:
-    """The paste runs across nodes: `--nnodes` above 1, or its words or log name several nodes."""
+    """The paste runs across nodes: `--nnodes` above 1, NCCL's log counts several nodes, or its
+    words or log name several nodes."""
     nnodes = flags.get("--nnodes", "").split()
     if len(nnodes) > 1 and nnodes[1].isdigit():
         return int(nnodes[1]) > 1
+    nodes = _nccl_nodes(analysis)
+    if nodes is not None:
+        return nodes > 1
     text = " ".join((analysis.question, *(e.text for e in analysis.errors[:20]), *analysis.plain_lines[:40]))
     return bool(NODES_SHOWN_RE.search(text)) and not SINGLE_NODE_RE.search(analysis.question)
 
@@ -764,9 +782,21 @@ def root_error(analysis: Analysis):
     after is not the root while another is."""
     roots = [e for e in analysis.stopping_errors
              if e.kind == "exception" or (e.kind == "fatal" and not looks_like_sentence(e.text))]
+    if roots and _opening_summary(roots[0]) and len(analysis.stopping_errors) > 1:
+        roots = roots[1:]
     # a client's or Ray's relay of the server's error (`httpx.HTTPStatusError: ... 500`) pasted
     # above the server's own traceback is not where it failed
     return next((e for e in roots if not relayed(e.text)), roots[0] if roots else None)
+
+
+# a program's message names what failed before a colon (`Fatal Python error: ...`, `FAILED: ...`)
+PROGRAM_MESSAGE_RE = re.compile(r"^[\w .\[\]-]{0,40}?(?:error|fault|failed|failure|fatal|abort\w*)\s*:", re.I)
+
+
+def _opening_summary(error) -> bool:
+    """The paste's first line, fatal only by a word of the user's ("4x RTX 4090, sglang 0.5.9, --tp 2
+    crashes immediately"), above the log's own errors: their summary, not the root error."""
+    return error.kind == "fatal" and error.line_no == 1 and not PROGRAM_MESSAGE_RE.search(error.text)
 
 
 def _frames_only(top, analysis: Analysis) -> str | None:
@@ -792,7 +822,23 @@ def _frames_only(top, analysis: Analysis) -> str | None:
     same_kind = root is not None and bool(entry_kinds(top.meta) & kinds_in(root.text))
     if same_kind and any(_raised_at(m, analysis) for m in specific_matched):
         return None
+    # an error of no kind of its own (`CUDA error: invalid argument`) says nothing but where it
+    # was raised: in the entry's function, among the innermost frames, it is the entry's case
+    kindless = root is not None and not kinds_in(root.text)
+    if kindless and any(_among_innermost_frames(m, analysis) for m in specific_matched):
+        return None
     return specific_matched[0]
+
+
+INNERMOST_FRAMES = 3
+FRAME_PARTS_RE = re.compile(r'^\s*File "([^"]+)", line \d+,? in (\S+)')
+
+
+def _among_innermost_frames(line: str, analysis: Analysis) -> bool:
+    """The frame line is one of the failing traceback's innermost frames (its file and function)."""
+    parts = FRAME_PARTS_RE.match(line)
+    return bool(parts) and parts.group(1) in analysis.frame_files[-INNERMOST_FRAMES:] \
+        and parts.group(2) in analysis.frames[-INNERMOST_FRAMES:]
 
 
 RAISED_AT_LINES = 3   # the innermost frame, its source line, a caret line: then the error
@@ -878,8 +924,17 @@ def _matches_root(matched, root, analysis: Analysis) -> bool:
     that causes it."""
     if any(root.text == m or (len(m) > 20 and (m in root.text or root.text in m)) for m in matched):
         return True
-    return any(e.text in matched and e.kind in ROOT_KINDS and e.line_no <= root.line_no
+    return any(e.text in matched and e.kind in ROOT_KINDS
+               and (e.line_no <= root.line_no or _chained_from(e, root, analysis))
                for e in analysis.errors)
+
+
+def _chained_from(error, root, analysis: Analysis) -> bool:
+    """`error` was raised while handling `root` (or from it): the traceback between them says
+    "During handling of the above exception" (`KeyError: 'qwen3_next'`, then transformers' own
+    `ValueError: ... does not recognize this architecture`): the entry that explains the second
+    explains the first."""
+    return any(root.line_no < line < error.line_no for line in analysis.chain_lines)
 
 
 def _root_unexplained(top, analysis: Analysis) -> list[str]:

@@ -11,7 +11,7 @@ reading holds for any OOM, known or not, on CUDA, ROCm (HIP) or MUSA builds.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from assistant.paste_cache import per_analysis
@@ -67,6 +67,9 @@ class GpuMemory:
     others: tuple[tuple[int, float], ...]        # (pid, GiB) of the other processes torch listed
     graph_pools: float | None = None
     unused_reserved: float | None = None
+    # the OOM arose in SGLang's tokenizer process (an image processor on the GPU): the other
+    # process holding the GPU is SGLang's own scheduler, not a job to stop
+    beside_own_scheduler: bool = False
 
     @property
     def others_total(self) -> float:
@@ -77,7 +80,7 @@ class GpuMemory:
         not the CUDA contexts (about 0.5-2 GiB each) that SGLang's other ranks or its tokenizer
         open on GPU 0. Without 'this process' (torch inside a container often cannot match its
         own PID) the largest listed process is taken to be this one."""
-        if not self.capacity:
+        if not self.capacity or self.beside_own_scheduler:
             return False
         sizes = sorted((gib for _, gib in self.others), reverse=True)
         if self.this_process is None:
@@ -113,6 +116,9 @@ class GpuMemory:
             more = f" and {len(self.others) - 4} more" if len(self.others) > 4 else ""
             who = "other processes" if self.this_process is not None else "processes on it"
             facts.append(f"{who} held {_fmt(self.others_total)} ({listed}{more})")
+            if self.beside_own_scheduler:
+                facts.append("the error arose in SGLang's tokenizer process, so those include SGLang's own "
+                             "scheduler with its weights and KV cache")
         if self.graph_pools:
             facts.append(f"CUDA-graph pools {_fmt(self.graph_pools)}")
         if self.unused_reserved:
@@ -193,7 +199,21 @@ def _gpu_memory(analysis: "Analysis") -> GpuMemory | None:
     found = [m for e in analysis.stopping_errors if (m := parse_oom(e.text)) is not None]
     if not found:
         return None
-    return max(found, key=lambda m: (m.capacity is not None, len(m.others), m.this_process is not None))
+    memory = max(found, key=lambda m: (m.capacity is not None, len(m.others), m.this_process is not None))
+    if memory.others and _in_tokenizer_process(analysis.frame_files):
+        return replace(memory, beside_own_scheduler=True)
+    return memory
+
+
+# SGLang's tokenizer process: the request's tokenization and its multimodal processors (which may
+# run an image processor on GPU 0, beside the scheduler that holds the model)
+TOKENIZER_PROCESS_RE = re.compile(r"sglang/srt/(?:managers/tokenizer_manager|multimodal/processors/)")
+SCHEDULER_PROCESS_RE = re.compile(r"sglang/srt/(?:managers/(?:scheduler|tp_worker)|model_executor/)")
+
+
+def _in_tokenizer_process(frame_files) -> bool:
+    return (any(TOKENIZER_PROCESS_RE.search(f) for f in frame_files)
+            and not any(SCHEDULER_PROCESS_RE.search(f) for f in frame_files))
 
 
 # SGLang's own log after loading: "Load weight end. type=..., dtype=..., avail mem=2.10 GB, mem usage=21.43 GB."

@@ -88,7 +88,8 @@ LOCATION_HEADER_RE = re.compile(r"^(?:\w+\.)*\w*(?:Error|Exception): at \d+:\d+:
 QUOTE_MARK_RE = re.compile(r"^\s*(?:>\s?)+")
 # the level field of a logging line at DEBUG: "- name - DEBUG - msg", "DEBUG:root:msg", "[DEBUG] msg"
 DEBUG_LEVEL_RE = re.compile(r"^(?:-\s+)?(?:[\w.:]+\s+-\s+)?\[?DEBUG\]?(?:\s+-\s+|:|\s)")
-WARNING_RE = re.compile(r"\bWARN(?:ING)?\b|\bwarn\b|UserWarning")
+# and Python's warning categories (`hub.py:111: FutureWarning: Using TRANSFORMERS_CACHE is deprecated`)
+WARNING_RE = re.compile(r"\bWARN(?:ING)?\b|\bwarn\b|\b[A-Z][A-Za-z]*Warning\b")
 # a frame of a native backtrace: "libucs.so.0(ucs_handle_error+0x2dc)", "#3 0x7f.. in ncclX () from ..."
 # torch's C++ backtrace under a c10::Error (`frame #3: c10d::ProcessGroupNCCL::... + 0x9a (... libtorch_cuda.so)`)
 CPP_FRAME_RE = re.compile(r"^frame #\d+: ")
@@ -113,6 +114,7 @@ INFO_HINT_RE = re.compile(
     r"KV cache pool is full|Performance is NOT guaranteed|cache hit rate|#cached-token"
 )
 
+MAX_CHAIN_LINES = 200
 LOOSE_FLAGS_RE = re.compile(r"^(?:\S+\s+)?--[a-z][\w-]+(?:\s+\S+)?(?:\s+--[a-z][\w-]+(?:\s+[^-\s]\S*)?)+\s*$")
 @dataclass(frozen=True)
 class ErrorLine:
@@ -151,6 +153,9 @@ class Analysis:
     source_lines: frozenset = frozenset()   # masked lines that are a traceback frame's source code
     serving_lines: int = 0          # "Prefill batch" / "Decode batch" lines: the server was serving
     ready: bool = False             # "The server is fired up and ready to roll!" is in the paste
+    # line numbers of "During handling of the above exception" / "The above exception was the direct
+    # cause": an exception after one was raised while handling (or from) the one before it
+    chain_lines: tuple[int, ...] = ()
 
     @property
     def primary(self) -> ErrorLine | None:
@@ -286,6 +291,7 @@ class _State:
     describing: bool = False       # under a report's "Describe the bug" / "Summary" heading
     in_fence: bool = False         # inside a Markdown code block (the user's log, not their words)
     described: list[str] = field(default_factory=list)   # the report's title and description
+    chain_lines: list[int] = field(default_factory=list)   # "During handling of the above exception" lines
     serving_lines: int = 0         # the scheduler's "Prefill batch" / "Decode batch" lines so far
     ready: bool = False            # the server said it is up ("The server is fired up and ready to roll!")
     repeats: int = 0
@@ -444,6 +450,9 @@ def _feed(raw: str, st: _State) -> None:
             st.thread_stack_at = len(st.frames) if thread.group(1) == "Current thread" else -1
             return
         st.thread_stack_at = None
+    if text.startswith(("During handling of the above", "The above exception was the direct cause")) \
+            and len(st.chain_lines) < MAX_CHAIN_LINES:
+        st.chain_lines.append(st.total)
     if text.startswith(("Traceback (most recent call last)", "During handling of the above",
                         "The above exception was the direct cause")) or \
             text.endswith(("Traceback (most recent call last):", "Traceback (most recent call last)")):
@@ -782,6 +791,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         log_lines=st.log_lines,
         serving_lines=st.serving_lines,
         ready=st.ready,
+        chain_lines=tuple(st.chain_lines),
     )
 
 
