@@ -86,8 +86,9 @@ COMPONENTS: tuple[Component, ...] = (
                          r"KVPoll|prefill[_ ]server|decode[_ ]server", family="kv-transfer"),
     # not the unquantized method every bf16 layer runs (`layers/quantization/unquant.py`,
     # `UnquantizedLinearMethod`): an OOM in its matmul is no quantization failure
-    _c("quantization", r"(?<!un)quantiz(?!ation[/\\.]unquant\b)|\bfp8\b|\bfp4\b|mxfp4|nvfp4|\bawq\b|\bgptq\b|\bw8a8\b|compressed[-_]tensors|"
-                       r"modelopt|marlin|block_n|block_k", family="quantization", in_words=False),
+    _c("quantization", r"(?<!un)quantiz(?!ation[/\\.]unquant\b)|\bfp8\b|\bfp4\b|mxfp4|nvfp4|\bawq\b|\bgptq\b|"
+                       r"\bw8a8\b|compressed[-_]tensors|modelopt|marlin|block_n|block_k", family="quantization",
+       in_words=False),
     _c("model-loader", r"model_loader|weight_utils|load_weights|safetensors|\.bin\b|weight_loader|"
                        r"hf_transfer|snapshot_download|huggingface_hub", family="model-loading", in_words=False),
     # not torch's OOM accounting, "allocated in private pools (e.g., CUDA Graphs)", on every OOM

@@ -15,8 +15,8 @@ import re
 from typing import TYPE_CHECKING
 
 from assistant.paste_cache import per_analysis
-from assistant.wording import Sentence
 from assistant.trace import looks_like_sentence
+from assistant.wording import Sentence
 
 if TYPE_CHECKING:
     from assistant.trace import Analysis

@@ -114,7 +114,7 @@ INFO_HINT_RE = re.compile(
     r"KV cache pool is full|Performance is NOT guaranteed|cache hit rate|#cached-token"
 )
 
-MAX_CHAIN_LINES = 200
+MAX_CHAIN_LINES = 200   # chained-exception markers kept (a log of many retries repeats them)
 LOOSE_FLAGS_RE = re.compile(r"^(?:\S+\s+)?--[a-z][\w-]+(?:\s+\S+)?(?:\s+--[a-z][\w-]+(?:\s+[^-\s]\S*)?)+\s*$")
 @dataclass(frozen=True)
 class ErrorLine:

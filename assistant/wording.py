@@ -1,4 +1,6 @@
-"""The fixed words around an answer (outcome, section headings) in the reader's language.
+"""The fixed words around an answer (outcome, section headings) in the reader's language, and
+`Sentence`: one of the assistant's own sentences (a reason, a next step, where an error comes from)
+with its Chinese version, which each surface shows to a Chinese reader (`in_language`).
 
 Every surface (terminal, web, Slack) draws the same sections; their names are kept here once, in
 English and Chinese, so a Chinese reader's lead or unknown is framed in Chinese even where the
