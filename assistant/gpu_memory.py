@@ -207,8 +207,8 @@ def _gpu_memory(analysis: "Analysis") -> GpuMemory | None:
 
 # SGLang's tokenizer process: the request's tokenization and its multimodal processors (which may
 # run an image processor on GPU 0, beside the scheduler that holds the model)
-TOKENIZER_PROCESS_RE = re.compile(r"sglang/srt/(?:managers/tokenizer_manager|multimodal/processors/)")
-SCHEDULER_PROCESS_RE = re.compile(r"sglang/srt/(?:managers/(?:scheduler|tp_worker)|model_executor/)")
+TOKENIZER_PROCESS_RE = re.compile(r"sglang[/\\]srt[/\\](?:managers[/\\]tokenizer_manager|multimodal[/\\]processors[/\\])")
+SCHEDULER_PROCESS_RE = re.compile(r"sglang[/\\]srt[/\\](?:managers[/\\](?:scheduler|tp_worker)|model_executor[/\\])")
 
 
 def _in_tokenizer_process(frame_files) -> bool:
