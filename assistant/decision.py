@@ -538,7 +538,11 @@ NCCL_NODES_RE = re.compile(r"\bnRanks \d+ nNodes (\d+)\b")
 
 
 def _nccl_nodes(analysis: Analysis) -> int | None:
-    """How many nodes NCCL's own log says the communicator spans, when it says."""
+    """How many nodes NCCL's own log says the communicator spans, when it says (read once a paste)."""
+    return per_analysis("nccl_nodes", analysis, _read_nccl_nodes)
+
+
+def _read_nccl_nodes(analysis: Analysis) -> int | None:
     for line in analysis.masked_lines[:5000]:
         found = NCCL_NODES_RE.search(analysis.original(line))
         if found:

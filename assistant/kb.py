@@ -16,7 +16,7 @@ from assistant.components import BY_NAME as _COMPONENTS
 from assistant.exit_signal import EXIT_SIGNALS
 from assistant.phase import PHASES
 from assistant.gpu_memory import MEMORY_HOLDERS
-from assistant.language import CHINESE_CHAR_RE
+from assistant.text import CHINESE_CHAR_RE
 from assistant.host_platform import PLATFORMS
 from assistant.trace import FRAME_RE
 

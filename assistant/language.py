@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
+from assistant.text import CHINESE_CHAR_RE
 from assistant.trace import Analysis
 
-CHINESE_CHAR_RE = re.compile(r"[\u4e00-\u9fff]")
 # this many Chinese characters in the user's own words make it a Chinese question
 MIN_CHINESE_CHARS = 4
 

@@ -22,9 +22,8 @@ from assistant.glossary import english_terms
 from assistant.gpu_memory import paste_gpu_memory
 from assistant.host_platform import platform_fits
 from assistant.index import Index
-from assistant.language import CHINESE_CHAR_RE
 from assistant.term_weights import masked_signature, token_idf
-from assistant.text import mask, tokenize
+from assistant.text import CHINESE_CHAR_RE, mask, tokenize
 from assistant.trace import Analysis, analyze
 
 LEXICAL_WEIGHT = 0.5

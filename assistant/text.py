@@ -48,6 +48,7 @@ _WORD_RE = re.compile(
     r"|[\u3400-\u9fff\uf900-\ufaff]+"             # runs of CJK characters
 )
 _SPLIT_RE = re.compile(r"[._:\-]+")
+CHINESE_CHAR_RE = re.compile(r"[\u3400-\u9fff]")   # a Chinese character (CJK unified ideographs)
 _CAMEL_RE = re.compile(r"[A-Z]+\d*(?=[A-Z][a-z])|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
 STOPWORDS = frozenset(
     "a an and are as at be but by for from has have i if in into is it its my of on or our so "

@@ -22,7 +22,7 @@ from assistant.log_encoding import CARRIED, EXCEPTION_NAME, decoded, plain_text
 from assistant.log_prefix import PREFIX_RE
 from assistant.system_messages import in_c_locale
 from assistant.terminal_wrap import unwrapped
-from assistant.text import mask
+from assistant.text import CHINESE_CHAR_RE, mask
 
 MAX_LINE = 2000          # characters kept of one line
 MAX_TEMPLATES = 4000     # distinct masked lines remembered for signature matching
@@ -114,6 +114,8 @@ INFO_HINT_RE = re.compile(
     r"KV cache pool is full|Performance is NOT guaranteed|cache hit rate|#cached-token"
 )
 
+# a traceback chained to the one before it: its exception was raised while handling (or from) that one
+CHAINED_MARKERS = ("During handling of the above", "The above exception was the direct cause")
 MAX_CHAIN_LINES = 200   # chained-exception markers kept (a log of many retries repeats them)
 LOOSE_FLAGS_RE = re.compile(r"^(?:\S+\s+)?--[a-z][\w-]+(?:\s+\S+)?(?:\s+--[a-z][\w-]+(?:\s+[^-\s]\S*)?)+\s*$")
 @dataclass(frozen=True)
@@ -422,7 +424,7 @@ def _feed(raw: str, st: _State) -> None:
         if summary and summary not in st.described:
             st.described.append(summary)
     st.last_was_prose = prose
-    st.last_prose_chinese = prose and bool(_CHINESE_RE.search(text))
+    st.last_prose_chinese = prose and bool(CHINESE_CHAR_RE.search(text))
     if prose:
         if text not in st.prose and len(st.prose) < 60:
             st.prose.append(text)  # the user's own words: matched only weakly as log lines
@@ -450,11 +452,9 @@ def _feed(raw: str, st: _State) -> None:
             st.thread_stack_at = len(st.frames) if thread.group(1) == "Current thread" else -1
             return
         st.thread_stack_at = None
-    if text.startswith(("During handling of the above", "The above exception was the direct cause")) \
-            and len(st.chain_lines) < MAX_CHAIN_LINES:
+    if text.startswith(CHAINED_MARKERS) and len(st.chain_lines) < MAX_CHAIN_LINES:
         st.chain_lines.append(st.total)
-    if text.startswith(("Traceback (most recent call last)", "During handling of the above",
-                        "The above exception was the direct cause")) or \
+    if text.startswith(("Traceback (most recent call last)", *CHAINED_MARKERS)) or \
             text.endswith(("Traceback (most recent call last):", "Traceback (most recent call last)")):
         if not st.in_traceback and "Traceback" in text:
             st.tb_frames, st.tb_files = [], []
@@ -694,14 +694,11 @@ def looks_like_sentence(text: str) -> bool:
     return (_wordy(text) or _short_remark(text)) and not EXCEPTION_RE.match(text)
 
 
-_CHINESE_RE = re.compile(r"[\u3400-\u9fff]")
-
-
 def _same_script(st: _State, text: str) -> bool:
     """Whether a line can continue the user's last sentence: a Chinese sentence is not continued
     by a line without a Chinese character (`docker容器版本的sglang不支持minicpm3-4b` then `Model
     architectures ['MiniCPM'] are not supported for now. ...`)."""
-    return not st.last_prose_chinese or bool(_CHINESE_RE.search(text))
+    return not st.last_prose_chinese or bool(CHINESE_CHAR_RE.search(text))
 
 
 def _looks_like_prose(text: str) -> bool:
@@ -709,7 +706,7 @@ def _looks_like_prose(text: str) -> bool:
     sentences, or English sentences that talk to someone. A system message printed in a Chinese
     locale (`段错误`, `致命错误：...：没有那个文件或目录`) is read as the C locale prints it."""
     text = in_c_locale(text)
-    if _CHINESE_RE.search(text):
+    if CHINESE_CHAR_RE.search(text):
         return not re.search(r"^\S+(?:Error|Exception)\b", text)
     words = text.split()
     if len(words) < 5 or re.search(r"[=\[\]{}<>|\\]{2,}|^\s*(?:at |File \")", text):

@@ -4,7 +4,6 @@ step's text_zh, with commands, flags and versions untouched; English otherwise, 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,10 +11,10 @@ from assistant.answer import compose_extractive
 from assistant.decision import FIX, Decision
 from assistant.kb import parse_entry, translation_mismatches
 from assistant.retrieve import Hit, Retrieval
+from assistant.text import CHINESE_CHAR_RE
 from assistant.trace import analyze
 from tests.conftest import run_ask
 
-CHINESE = re.compile(r"[\u3400-\u9fff]")
 
 ENTRY = Path(__file__).resolve().parents[1] / "kb" / "entries" / "port-already-in-use.md"
 ERROR = "OSError: [Errno 98] Address already in use"
@@ -136,7 +135,7 @@ def test_a_chinese_reader_gets_why_it_is_a_lead_and_what_to_collect_in_chinese(a
     assert answer.outcome == "lead" and answer.reader_language == "zh"
     assert answer.reasons and answer.next_steps
     for sentence in (*answer.reasons, *answer.next_steps):
-        assert CHINESE.search(sentence), sentence
+        assert CHINESE_CHAR_RE.search(sentence), sentence
     # the commands and env vars of a next step are the same in both languages
     assert any("`UCX_LOG_LEVEL=debug`" in step for step in answer.next_steps)
     assert "最内层调用栈帧在" in answer.text and "innermost frame" not in answer.text
@@ -148,7 +147,7 @@ def test_an_english_reader_of_the_same_lead_gets_english_reasons_and_steps(assis
     answer = assistant.answer("PD disaggregation on sglang 0.5.9 fails while sending the KV cache\n" + LEAD_TRACE)
     assert answer.outcome == "lead" and answer.reader_language == "en"
     assert answer.reasons and answer.next_steps
-    assert not any(CHINESE.search(s) for s in (*answer.reasons, *answer.next_steps))
+    assert not any(CHINESE_CHAR_RE.search(s) for s in (*answer.reasons, *answer.next_steps))
     assert answer.to_json()["reasons"] == answer.reasons
 
 
@@ -157,7 +156,7 @@ def test_every_next_step_says_the_same_facts_in_chinese():
     from assistant.next_steps import GENERIC, STEPS
 
     for step in (*GENERIC, *(s for steps in STEPS.values() for s in steps)):
-        assert CHINESE.search(step.zh), step
+        assert CHINESE_CHAR_RE.search(step.zh), step
         assert stated_facts(step) == stated_facts(step.zh), step
 
 
@@ -173,7 +172,7 @@ def test_where_an_sglang_error_comes_from_is_told_in_the_readers_language():
     assert english[0] == "SGLang: sglang.srt.server_args:ServerArgs.check_server_args raises ValueError"
     assert len(english) == len(chinese)
     for line in chinese:
-        assert CHINESE.search(line), line
+        assert CHINESE_CHAR_RE.search(line), line
     # the site, the condition and the releases are quoted as they are
     assert "sglang.srt.server_args:ServerArgs.check_server_args" in chinese[0] and "ValueError" in chinese[0]
     assert chinese[1].startswith(CONDITION_PREFIX[1]) and chinese[1].endswith("self.tp_size % self.pp_size != 0")
