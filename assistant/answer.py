@@ -22,7 +22,7 @@ from assistant.gpu_memory import (GpuMemory, LoadMemory, gpu_memory_json, load_m
                                   paste_load_memory)
 from assistant.flag_choices import choice_history
 from assistant.language import answer_language
-from assistant.wording import heading
+from assistant.wording import Sentence, heading, in_language
 from assistant.origin import Origin
 from assistant.symbols import SymbolHistory
 from assistant.release_range import dated_environment, release_range
@@ -115,6 +115,10 @@ class Answer:
     def label(self, key: str) -> str:
         """A section's name in the reader's language (`assistant.wording`)."""
         return heading(key, self.reader_language)
+
+    def localized(self, text: str) -> str:
+        """One of our own sentences in the reader's language (`assistant.wording.in_language`)."""
+        return in_language(text, self.reader_language)
 
     @property
     def headline(self) -> str:
@@ -241,16 +245,20 @@ def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:
         return answer
     usable = advice.pinned_spec is not None and advice.satisfied is not True
     if answer.abstained:
-        prefix = "Install what your release pins" if usable else "Dependency"
-        answer.next_steps.insert(0, f"{prefix}: {dependency_sentence(advice)}")
+        said = dependency_sentence(advice)
+        prefix = ("Install what your release pins", "安装你的版本锁定的依赖") if usable else ("Dependency", "依赖")
+        answer.next_steps.insert(0, answer.localized(Sentence(f"{prefix[0]}: {said}", f"{prefix[1]}：{said.zh}")))
     elif (retrieval.hits and retrieval.hits[0].kind == "entry"
           and is_dependency_entry(retrieval.hits[0].meta, advice)):
         if usable:
-            answer.fix.insert(0, format_step(f"Install the version of {advice.package} that your SGLang "
-                                             f"release pins: {dependency_sentence(advice, command=False)}",
-                                             [advice.install_command], None, show_versions=False))
+            said = dependency_sentence(advice, command=False)
+            step = answer.localized(Sentence(f"Install the version of {advice.package} that your SGLang release pins: "
+                                             f"{said}", f"安装你的 SGLang 版本锁定的 {advice.package} 版本：{said.zh}"))
+            answer.fix.insert(0, format_step(step, [advice.install_command], None, show_versions=False))
         else:
-            answer.warnings.append(f"{advice.package}: {dependency_sentence(advice)}.")
+            said = dependency_sentence(advice)
+            answer.warnings.append(answer.localized(Sentence(f"{advice.package}: {said}.",
+                                                             f"{advice.package}：{said.zh}。")))
     return answer
 
 

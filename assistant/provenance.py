@@ -125,9 +125,10 @@ def compute_provenance(analysis: Analysis) -> None:
     paste_symbol(analysis)
 
 
-def symbol_sentence(history: SymbolHistory) -> str:
+def symbol_sentence(history: SymbolHistory) -> Sentence:
     """The release facts and what to install, in one line for every surface."""
-    return f"{history.summary()} {history.advice()}"
+    summary, advice = history.summary(), history.advice()
+    return Sentence(f"{summary} {advice}", f"{summary.zh}{advice.zh}")
 
 
 def symbol_json(history: SymbolHistory | None) -> dict | None:
@@ -251,66 +252,83 @@ def origin_lines(origin: Origin, language: str = "en") -> list[str]:
     return [in_language(line, language) for line in lines]
 
 
-def _pin_words(advice: DependencyAdvice) -> str:
+def _pin_words(advice: DependencyAdvice) -> Sentence:
     """"pins sgl-kernel==0.3.9.post2" or "requires llguidance>=0.7.11,<0.8.0"."""
     spec = advice.pinned_spec or ""
-    verb = "pins" if spec.startswith(("==", "===")) else "requires"
-    return f"{verb} {advice.package}{spec}"
+    pinned = f"{advice.package}{spec}"
+    if spec.startswith(("==", "===")):
+        return Sentence(f"pins {pinned}", f"锁定 {pinned}")
+    return Sentence(f"requires {pinned}", f"要求 {pinned}")
 
 
-def _release_words(advice: DependencyAdvice) -> str:
+def _release_words(advice: DependencyAdvice) -> Sentence:
     if advice.dated and not advice.sglang_version:
-        return (f"your traceback dates your SGLang to {advice.dated} (`pip show sglang` tells which); "
-                f"{advice.pins_release}")
+        return Sentence(f"your traceback dates your SGLang to {advice.dated} (`pip show sglang` tells which); "
+                        f"{advice.pins_release}",
+                        f"从调用栈看你的 SGLang 是 {advice.dated}（`pip show sglang` 可以确认）；{advice.pins_release}")
     if advice.sglang_version and advice.pins_release and advice.sglang_version != advice.pins_release:
-        return f"your SGLang {advice.sglang_version} (the requirements of {advice.pins_release})"
+        return Sentence(f"your SGLang {advice.sglang_version} (the requirements of {advice.pins_release})",
+                        f"你的 SGLang {advice.sglang_version}（按 {advice.pins_release} 的依赖要求）")
     if advice.sglang_version:
-        return f"your SGLang {advice.sglang_version}"
-    return (f"your paste does not show your SGLang version (`pip show sglang`); the newest release "
-            f"in the registry, {advice.pins_release},")
+        return Sentence(f"your SGLang {advice.sglang_version}", f"你的 SGLang {advice.sglang_version}")
+    return Sentence(f"your paste does not show your SGLang version (`pip show sglang`); the newest release "
+                    f"in the registry, {advice.pins_release},",
+                    f"你贴的内容里没有 SGLang 版本（`pip show sglang`）；版本库里最新的 {advice.pins_release}")
 
 
 # companions SGLang's docs install with their own pip command (no release pins them)
 SEPARATE_INSTALLS = frozenset({"sglang-router", "mooncake-transfer-engine", "nixl"})
 
 
-def dependency_sentence(advice: DependencyAdvice, command: bool = True) -> str:
+def dependency_sentence(advice: DependencyAdvice, command: bool = True) -> Sentence:
     """'your SGLang 0.5.2 pins sgl-kernel==0.3.9.post2; your paste shows 0.3.5: pip install "..."'
-    (without the command when it is shown apart). A package the release does not pin gets no
-    version: no pin is invented."""
-    release = _release_words(advice)
+    (without the command when it is shown apart), with its Chinese version. A package the release
+    does not pin gets no version: no pin is invented."""
+    release, package = _release_words(advice), advice.package
     if advice.pins_vary:
         first, first_spec, last, last_spec = advice.pins_vary
-        return (f"your traceback dates your SGLang to {advice.dated}, and those releases pin {advice.package} "
-                f"differently (from {advice.package}{first_spec} in {first} to {advice.package}{last_spec} in {last}): "
-                f"run `pip show sglang`, then "
-                f"install the {advice.package} version your release pins")
+        return Sentence(
+            f"your traceback dates your SGLang to {advice.dated}, and those releases pin {package} "
+            f"differently (from {package}{first_spec} in {first} to {package}{last_spec} in {last}): "
+            f"run `pip show sglang`, then install the {package} version your release pins",
+            f"从调用栈看你的 SGLang 是 {advice.dated}，而这些版本锁定的 {package} 不同"
+            f"（从 {first} 的 {package}{first_spec} 到 {last} 的 {package}{last_spec}）："
+            f"先运行 `pip show sglang`，再安装你的版本锁定的 {package} 版本")
     if not advice.pinned_spec:
-        if advice.problem == "missing" and advice.package in SEPARATE_INSTALLS:
+        if advice.problem == "missing" and package in SEPARATE_INSTALLS:
             # a companion SGLang's docs install apart: installing it is the step
-            return (f"{release} does not list {advice.package} among its requirements, so it is installed "
-                    f"apart: `pip install {advice.package}` (no version is pinned)")
+            return Sentence(f"{release} does not list {package} among its requirements, so it is installed "
+                            f"apart: `pip install {package}` (no version is pinned)",
+                            f"{release.zh} 的依赖里没有 {package}，它要单独安装：`pip install {package}`（没有锁定版本）")
         if advice.listed:
             extra = f" (in its `{advice.extra}` extra)" if advice.extra else ""
-            return (f"{release} requires {advice.package}{extra} without pinning a version, so no version "
-                    "is suggested" + (f": `{advice.install_command}` installs it" if command and advice.problem == "missing"
-                                      else ""))
-        return (f"no pin is known for {advice.package}: {release} does not list it among its "
-                "requirements, so no version is suggested")
-    shown = (f"your paste shows {advice.installed_version}" if advice.installed_version
-             else "your paste does not show the installed version")
+            extra_zh = f"（在它的 `{advice.extra}` extra 里）" if advice.extra else ""
+            install = command and advice.problem == "missing"
+            return Sentence(f"{release} requires {package}{extra} without pinning a version, so no version "
+                            "is suggested" + (f": `{advice.install_command}` installs it" if install else ""),
+                            f"{release.zh} 需要 {package}{extra_zh}，但没有锁定版本，所以这里不建议具体版本"
+                            + (f"：`{advice.install_command}` 可以安装它" if install else ""))
+        return Sentence(f"no pin is known for {package}: {release} does not list it among its "
+                        "requirements, so no version is suggested",
+                        f"不知道 {package} 应锁定的版本：{release.zh} 的依赖里没有它，所以这里不建议具体版本")
+    pin = _pin_words(advice)
+    shown = (Sentence(f"your paste shows {advice.installed_version}", f"你贴的内容显示装的是 {advice.installed_version}")
+             if advice.installed_version
+             else Sentence("your paste does not show the installed version", "你贴的内容里看不出装的是哪个版本"))
     if advice.satisfied is True:
-        return (f"{release} {_pin_words(advice)}; {shown}, which meets it: the version is not what "
-                "fails here")
+        return Sentence(f"{release} {pin}; {shown}, which meets it: the version is not what fails here",
+                        f"{release.zh} {pin.zh}；{shown.zh}，符合要求：出问题的不是这个版本")
+    tail = (f": {advice.install_command}", f"：{advice.install_command}") if command else (".", "。")
     if advice.problem == "missing" and advice.extra == RUNTIME_EXTRA:
         # up to 0.5.2 the runtime (xgrammar, uvloop, ...) came only with the srt extra: one missing
         # module usually means the rest are missing too
-        return (f"{release} {_pin_words(advice)} in its runtime (the `srt` extra), which a plain `pip install "
-                "sglang` of that release leaves out; if more runtime modules are missing, that is "
-                "kb:sglang-installed-without-runtime-extra; for this one"
-                + (f": {advice.install_command}" if command else "."))
-    return f"{release} {_pin_words(advice)}; {shown}" + (f": {advice.install_command}" if command else ".")
-
+        return Sentence(f"{release} {pin} in its runtime (the `srt` extra), which a plain `pip install "
+                        "sglang` of that release leaves out; if more runtime modules are missing, that is "
+                        "kb:sglang-installed-without-runtime-extra; for this one" + tail[0],
+                        f"{release.zh} 在运行时依赖（`srt` extra）里{pin.zh}，而那个版本的 `pip install sglang` "
+                        "不会装上它；如果还缺别的运行时模块，那就是 kb:sglang-installed-without-runtime-extra；"
+                        "单装这一个" + tail[1])
+    return Sentence(f"{release} {pin}; {shown}" + tail[0], f"{release.zh} {pin.zh}；{shown.zh}" + tail[1])
 
 
 def is_dependency_entry(meta: dict, advice: DependencyAdvice | None) -> bool:

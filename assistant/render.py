@@ -60,7 +60,7 @@ def provenance_lines(answer: Answer, c) -> list[str]:
         first, *rest = origin_lines(answer.origin, answer.reader_language)
         out += [h("where_from") + first] + [f"  {line}" for line in rest]
     if answer.symbol is not None:
-        out += ([""] if out else []) + [h("releases") + symbol_sentence(answer.symbol)]
+        out += ([""] if out else []) + [h("releases") + answer.localized(symbol_sentence(answer.symbol))]
     if answer.choice_note:
         out += ([""] if out else []) + [h("releases") + answer.choice_note]
     if answer.gpu_memory is not None:
@@ -68,7 +68,7 @@ def provenance_lines(answer: Answer, c) -> list[str]:
     if answer.load_memory is not None:
         out += ([""] if out else []) + [h("gpu_after_load") + answer.load_memory.reading()]
     if answer.dependency is not None and answer.abstained:
-        out += ([""] if out else []) + [h("dependency") + dependency_sentence(answer.dependency)]
+        out += ([""] if out else []) + [h("dependency") + answer.localized(dependency_sentence(answer.dependency))]
     return out
 
 

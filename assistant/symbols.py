@@ -30,6 +30,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from assistant.resources import kb_file
+from assistant.wording import Sentence
 
 DEFAULT_PATH = kb_file("sglang_symbols.json.gz")
 MAX_LINES = 400  # a longer paste is cut to its last lines: the error is at the end
@@ -245,84 +246,113 @@ class SymbolHistory:
     fitting_releases: tuple[str, ...] = ()  # releases the calling code works with
     registry_releases: tuple[str, ...] = ()
 
-    def summary(self) -> str:
-        """One sentence: which releases have it."""
+    def summary(self) -> Sentence:
+        """One sentence: which releases have it (with its Chinese version)."""
         first, last = self.registry_releases[0], self.registry_releases[-1]
+        name, owner = f"`{self.name}`", f"`{self.owner}`"
         what = {
-            "module": f"`{self.name}` exists",
-            "name": f"`{self.name}` can be imported from `{self.owner}`",
-            "attribute": f"`{self.owner}` has the attribute `{self.name}`",
-            "parameter": f"`{self.owner}()` takes the argument `{self.name}`",
-            "model": f"SGLang implements the architecture `{self.name}` (in `{self.owner}`)",
+            "module": (f"{name} exists", f"{name} 存在"),
+            "name": (f"{name} can be imported from {owner}", f"可以从 {owner} 导入 {name}"),
+            "attribute": (f"{owner} has the attribute {name}", f"{owner} 有属性 {name}"),
+            "parameter": (f"`{self.owner}()` takes the argument {name}", f"`{self.owner}()` 接受参数 {name}"),
+            "model": (f"SGLang implements the architecture {name} (in {owner})",
+                      f"SGLang 实现了架构 {name}（在 {owner} 里）"),
         }[self.kind]
         if self.required:
-            what = f"`{self.owner}()` requires the argument `{self.name}`"
+            what = (f"`{self.owner}()` requires the argument {name}", f"`{self.owner}()` 必须传参数 {name}")
         if not self.releases and not self.required:
             missing = {
-                "module": f"the module `{self.name}`",
-                "name": f"`{self.name}` in `{self.owner}`",
-                "attribute": f"the attribute `{self.name}` on `{self.owner}`",
-                "parameter": f"the argument `{self.name}` in `{self.owner}()`",
+                "module": (f"the module {name}", f"模块 {name}"),
+                "name": (f"{name} in {owner}", f"{owner} 里的 {name}"),
+                "attribute": (f"the attribute {name} on {owner}", f"{owner} 的属性 {name}"),
+                "parameter": (f"the argument {name} in `{self.owner}()`", f"`{self.owner}()` 的参数 {name}"),
             }[self.kind]
-            if not self.known and self.kind in ("name", "module"):
-                missing += f" (nor `{self.owner}` itself)" if self.kind == "name" else ""
-            sentence = (f"No SGLang release {first}–{last} has {missing}: the calling code was written for "
-                        f"a release before {first}, a fork or an unreleased development build")  # fmt: skip
+            if not self.known and self.kind == "name":
+                missing = (missing[0] + f" (nor {owner} itself)", missing[1] + f"（连 {owner} 本身也没有）")
+            sentence = (f"No SGLang release {first}–{last} has {missing[0]}: the calling code was written for "
+                        f"a release before {first}, a fork or an unreleased development build",
+                        f"SGLang {first}–{last} 没有哪个版本有{missing[1]}：调用它的代码是为 {first} 之前的版本、"
+                        "某个分支（fork）或未发布的开发版写的")  # fmt: skip
             if self.kind == "parameter" and self.accepts_any_keyword:
-                sentence += f" (`{self.owner}()` takes **kwargs, so the keyword is rejected further down)"
+                sentence = (sentence[0] + f" (`{self.owner}()` takes **kwargs, so the keyword is rejected further down)",
+                            sentence[1] + f"（`{self.owner}()` 接受 **kwargs，所以这个关键字是在更深处被拒绝的）")
         elif self.required and not self.releases:
-            sentence = f"No SGLang release {first}–{last} requires `{self.name}` in `{self.owner}()`"
+            sentence = (f"No SGLang release {first}–{last} requires {name} in `{self.owner}()`",
+                        f"SGLang {first}–{last} 没有哪个版本的 `{self.owner}()` 必须传 {name}")
         else:
-            sentence = what + " " + describe_releases(self.releases, self.registry_releases)
+            when = describe_releases(self.releases, self.registry_releases)
+            sentence = (f"{what[0]} {when}", f"{when.zh}，{what[1]}")
             if self.required and self.fitting_releases:
-                sentence += f"; {describe_releases(self.fitting_releases, self.registry_releases, bare=True)} do not"
-        return sentence + self._user_clause() + "."
+                fitting = describe_releases(self.fitting_releases, self.registry_releases, bare=True)
+                sentence = (sentence[0] + f"; {fitting} do not", sentence[1] + f"；{fitting.zh} 不需要")
+        user = self._user_clause()
+        return Sentence(sentence[0] + user[0] + ".", sentence[1] + user[1] + "。")
 
-    def _user_clause(self) -> str:
+    def _user_clause(self) -> tuple[str, str]:
         if not self.user_version:
-            return ""
-        base = base_release(self.user_version)
+            return "", ""
+        yours = self.user_version
+        base = base_release(yours)
         if self.in_user_version is None:
             if base is not None and self.registry_releases and base > Version(self.registry_releases[-1]):
-                return f" (your SGLang {self.user_version} is newer than the releases checked)"
-            if is_post_release(self.user_version):
-                return (f" (your SGLang {self.user_version} is a post release of {base}; only base releases "
+                return (f" (your SGLang {yours} is newer than the releases checked)",
+                        f"（你的 SGLang {yours} 比核对过的版本都新）")
+            if is_post_release(yours):
+                return (f" (your SGLang {yours} is a post release of {base}; only base releases "
                         f"were checked, and {base} and the release after it differ here, so yours may or may "
-                        "not have it)")
-            return f" (your SGLang {self.user_version} is not among the releases checked)"
+                        "not have it)",
+                        f"（你的 SGLang {yours} 是 {base} 的 post 版本；这里只核对了正式版本，而 {base} "
+                        "和它的下一个版本在这一点上不同，所以你的版本可能有也可能没有）")
+            return (f" (your SGLang {yours} is not among the releases checked)",
+                    f"（你的 SGLang {yours} 不在核对过的版本里）")
+        if not self.required:
+            return ((f"; your SGLang {yours} has it", f"；你的 SGLang {yours} 有") if self.in_user_version
+                    else (f"; your SGLang {yours} does not", f"；你的 SGLang {yours} 没有"))
         fits = self.in_user_version != self.required
-        return f"; your SGLang {self.user_version} {'has it' if self.in_user_version else 'does not'}" \
-            if not self.required else f"; your SGLang {self.user_version} {'does not require it' if fits else 'does'}"
+        return ((f"; your SGLang {yours} does not require it", f"；你的 SGLang {yours} 不需要它") if fits
+                else (f"; your SGLang {yours} does", f"；你的 SGLang {yours} 需要"))
 
-    def advice(self) -> str:
-        """What to install (or check) so the caller and SGLang match."""
+    def advice(self) -> Sentence:
+        """What to install (or check) so the caller and SGLang match (with its Chinese version)."""
         fitting = self.fitting_releases
+        yours = self.user_version
         if self.kind == "model" and fitting:
             upgrade = f'`pip install -U "sglang>={fitting[0]}"`'
             if self.in_user_version:
-                return (f"Your SGLang {self.user_version} has it, so its code failed to load: look above the "
-                        f"error for `Ignore import error when loading {self.owner}`.")
+                return Sentence(f"Your SGLang {yours} has it, so its code failed to load: look above the "
+                                f"error for `Ignore import error when loading {self.owner}`.",
+                                f"你的 SGLang {yours} 有它，所以是它的代码没能加载：在报错上方找 "
+                                f"`Ignore import error when loading {self.owner}`。")
             if self.in_user_version is False:
-                return f"Run a release that has it: {upgrade}."
-            return f"Check your release (`pip show sglang`); if it is older than {fitting[0]}: {upgrade}."
+                return Sentence(f"Run a release that has it: {upgrade}.", f"换一个有它的版本：{upgrade}。")
+            return Sentence(f"Check your release (`pip show sglang`); if it is older than {fitting[0]}: {upgrade}.",
+                            f"先确认你的版本（`pip show sglang`）；如果比 {fitting[0]} 旧：{upgrade}。")
         caller = ("or use the release of the calling tool (verl, slime, your script...) made for "
-                  + (f"your SGLang {self.user_version}" if self.user_version else "your installed SGLang"))  # fmt: skip
+                  + (f"your SGLang {yours}" if yours else "your installed SGLang"))  # fmt: skip
+        caller_zh = ("或者换用为" + (f"你的 SGLang {yours}" if yours else "你装的 SGLang")
+                     + " 写的调用方（verl、slime、你的脚本……）版本")
         if not fitting:
-            return ("No release in the registry fits the calling code: use the SGLang (an older release, a "
-                    f"fork or a development build) it was written for, {caller}.")  # fmt: skip
-        if self.user_version and self.user_version_fits():
-            return (f"Your SGLang {self.user_version} fits the calling code, so Python is loading another copy: "
-                    "check `python -c \"import sglang; print(sglang.__version__, sglang.__file__)\"` "
-                    "in the environment that fails.")  # fmt: skip
+            return Sentence("No release in the registry fits the calling code: use the SGLang (an older release, a "
+                            f"fork or a development build) it was written for, {caller}.",
+                            "版本库里没有哪个版本适合调用它的代码：请用这段代码当初针对的 SGLang"
+                            f"（更旧的版本、某个分支或开发版），{caller_zh}。")  # fmt: skip
+        if yours and self.user_version_fits():
+            check = "`python -c \"import sglang; print(sglang.__version__, sglang.__file__)\"`"
+            return Sentence(f"Your SGLang {yours} fits the calling code, so Python is loading another copy: "
+                            f"check {check} in the environment that fails.",
+                            f"你的 SGLang {yours} 适合调用它的代码，所以 Python 加载的是另一份 SGLang："
+                            f"在出错的环境里运行 {check} 看看。")  # fmt: skip
         newest = fitting[-1]
         install = f'pip install "sglang=={newest}"'
-        base = base_release(self.user_version) if self.user_version else None
+        base = base_release(yours) if yours else None
         if base is not None and Version(fitting[0]) > base:
             if newest == self.registry_releases[-1]:
                 install = f'pip install -U "sglang>={fitting[0]}"'
-            return f"Upgrade SGLang to >= {fitting[0]}: `{install}`, {caller}."
-        which = "does not require it" if self.required else "has it"
-        return f"Install a release that {which}, the newest being {newest}: `{install}`, {caller}."
+            return Sentence(f"Upgrade SGLang to >= {fitting[0]}: `{install}`, {caller}.",
+                            f"把 SGLang 升级到 >= {fitting[0]}：`{install}`，{caller_zh}。")
+        which = ("does not require it", "不需要它") if self.required else ("has it", "有它")
+        return Sentence(f"Install a release that {which[0]}, the newest being {newest}: `{install}`, {caller}.",
+                        f"装一个{which[1]}的版本，最新的是 {newest}：`{install}`，{caller_zh}。")
 
     def user_version_fits(self) -> bool:
         if self.in_user_version is None:
@@ -330,8 +360,9 @@ class SymbolHistory:
         return self.in_user_version != self.required
 
 
-def describe_releases(releases: tuple[str, ...], everything: tuple[str, ...], bare: bool = False) -> str:
-    """"in SGLang 0.4.0–0.5.2 (not from 0.5.3 on)", "from SGLang 0.4.10 on", "in SGLang 0.4.3–0.4.6 and 0.5.1"."""
+def describe_releases(releases: tuple[str, ...], everything: tuple[str, ...], bare: bool = False) -> Sentence:
+    """"in SGLang 0.4.0–0.5.2 (not from 0.5.3 on)", "from SGLang 0.4.10 on", "in SGLang 0.4.3–0.4.6 and 0.5.1"
+    (with its Chinese version)."""
     positions = sorted(everything.index(r) for r in releases)
     spans: list[list[int]] = []
     for position in positions:
@@ -341,16 +372,19 @@ def describe_releases(releases: tuple[str, ...], everything: tuple[str, ...], ba
             spans.append([position, position])
     texts = [everything[a] if a == b else f"{everything[a]}–{everything[b]}" for a, b in spans]
     listed = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+    listed_zh = "、".join(texts)
     if bare:
-        return f"SGLang {listed}"
+        return Sentence(f"SGLang {listed}", f"SGLang {listed_zh}")
     last = len(everything) - 1
     if len(spans) == 1 and spans[0] == [0, last]:
-        return f"in every SGLang release checked ({listed})"
+        return Sentence(f"in every SGLang release checked ({listed})", f"在核对过的每个 SGLang 版本里（{listed_zh}）")
     if len(spans) == 1 and spans[0][1] == last:
-        return f"from SGLang {everything[spans[0][0]]} on"
+        start = everything[spans[0][0]]
+        return Sentence(f"from SGLang {start} on", f"从 SGLang {start} 起")
     if spans[-1][1] < last:
-        return f"in SGLang {listed} (not from {everything[spans[-1][1] + 1]} on)"
-    return f"in SGLang {listed}"
+        after = everything[spans[-1][1] + 1]
+        return Sentence(f"in SGLang {listed} (not from {after} on)", f"在 SGLang {listed_zh} 里（从 {after} 起没有）")
+    return Sentence(f"in SGLang {listed}", f"在 SGLang {listed_zh} 里")
 
 
 def is_post_release(version: str) -> bool:

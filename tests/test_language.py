@@ -4,6 +4,8 @@ step's text_zh, with commands, flags and versions untouched; English otherwise, 
 from __future__ import annotations
 
 import json
+
+import pytest
 from dataclasses import replace
 from pathlib import Path
 
@@ -177,3 +179,75 @@ def test_where_an_sglang_error_comes_from_is_told_in_the_readers_language():
     assert "sglang.srt.server_args:ServerArgs.check_server_args" in chinese[0] and "ValueError" in chinese[0]
     assert chinese[1].startswith(CONDITION_PREFIX[1]) and chinese[1].endswith("self.tp_size % self.pp_size != 0")
     assert "0.5.1–0.5.3" in chinese[2] and "0.5.2" in chinese[3]
+
+
+def _same_facts(sentence):
+    """The Chinese version is Chinese and quotes the same versions, names and commands."""
+    from assistant.kb import stated_facts
+
+    assert CHINESE_CHAR_RE.search(sentence.zh), sentence
+    assert stated_facts(sentence) == stated_facts(sentence.zh), (sentence, sentence.zh)
+
+
+def test_what_a_release_pins_is_told_in_the_readers_language():
+    from assistant.deps import DependencyAdvice
+    from assistant.provenance import dependency_sentence
+
+    pinned = DependencyAdvice("transformers", "too old", "ImportError: ...", "==4.56.1", "4.51.0", "0.5.2",
+                              "0.5.2", 'pip install "transformers==4.56.1"')
+    variants = [
+        pinned,
+        replace(pinned, installed_version=None, sglang_version=None),
+        replace(pinned, sglang_version="0.5.2.post1"),
+        replace(pinned, installed_version="4.56.1", satisfied=True),
+        replace(pinned, problem="missing", package="xgrammar", pinned_spec="==0.1.24", extra="srt",
+                install_command='pip install "xgrammar==0.1.24"'),
+        replace(pinned, sglang_version=None, dated="0.5.3 or earlier",
+                pins_vary=("0.5.0", "==4.55.0", "0.5.3", "==4.56.2")),
+        replace(pinned, problem="missing", package="nixl", pinned_spec=None, install_command="pip install nixl"),
+        replace(pinned, problem="missing", pinned_spec=None, listed=True, extra="runtime-common"),
+        replace(pinned, pinned_spec=None),
+    ]
+    for advice in variants:
+        for command in (True, False):
+            _same_facts(dependency_sentence(advice, command=command))
+
+
+def test_which_releases_have_a_missing_name_is_told_in_the_readers_language():
+    from assistant.provenance import symbol_sentence
+    from assistant.symbols import DEFAULT_PATH, symbol_history
+
+    if not DEFAULT_PATH.exists():
+        pytest.skip("kb/sglang_symbols.json.gz not built")
+    lines = [
+        ("ImportError: cannot import name 'get_ip' from 'sglang.srt.utils'", "0.5.6"),
+        ("ImportError: cannot import name 'get_ip' from 'sglang.srt.utils'", "0.4.6"),
+        ("ModuleNotFoundError: No module named 'sglang.srt.weight_sync'", "0.4.6"),
+        ("ModuleNotFoundError: No module named 'sglang.srt.weight_sync'", None),
+        ("ValueError: Qwen3NextForCausalLM has no SGlang implementation and the Transformers "
+         "implementation is not compatible with SGLang.", "0.4.10"),
+        ("ModuleNotFoundError: No module named 'sglang.srt.no_such_module_anywhere'", "0.5.2"),
+        ("AttributeError: module 'sglang.srt.utils' has no attribute 'is_hip'", "0.4.9.post6"),
+    ]
+    for line, version in lines:
+        history = symbol_history(["Traceback (most recent call last):", line], user_version=version)
+        assert history is not None, line
+        _same_facts(history.summary())
+        _same_facts(history.advice())
+        _same_facts(symbol_sentence(history))
+
+
+def test_a_chinese_reader_is_told_what_to_install_in_chinese(assistant):
+    from ui.markdown import answer_markdown
+
+    trace = ("Traceback (most recent call last):\n"
+             '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/entrypoints/http_server.py", '
+             "line 44, in <module>\n"
+             "ImportError: cannot import name 'AutoImageProcessor' from 'transformers'\n")
+    answer = assistant.answer("启动 sglang 0.5.2 报错，怎么办？\n" + trace)
+    assert answer.reader_language == "zh" and answer.dependency is not None
+    shown = answer.text + answer_markdown(answer)
+    assert "锁定 transformers==4.56.1" in shown and 'pip install "transformers==4.56.1"' in shown
+    assert "your SGLang 0.5.2 pins" not in shown and "Install what your release pins" not in shown
+    english = assistant.answer("sglang 0.5.2 fails at start\n" + trace)
+    assert "your SGLang 0.5.2 pins transformers==4.56.1" in english.text

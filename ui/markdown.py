@@ -142,7 +142,7 @@ def answer_markdown(answer: Answer) -> str:
     words = answer.label
     out += ["", f"**{words('what_went_wrong')}**", "", answer.diagnosis]
     if answer.symbol is not None:
-        out += ["", f"**{words('releases')}:** {symbol_sentence(answer.symbol)}"]
+        out += ["", f"**{words('releases')}:** {answer.localized(symbol_sentence(answer.symbol))}"]
     if answer.choice_note:
         out += ["", f"**{words('releases')}:** {answer.choice_note}"]
     out += _memory_markdown(answer)
@@ -215,12 +215,12 @@ def _provenance_markdown(answer: Answer) -> list[str]:
         out += ["", f"**{words('where_from')}:** {code_span(first)}"]
         out += [f"- {code_span(r) if r.startswith(CONDITION_PREFIX) else r}" for r in rest]
     if answer.symbol is not None:
-        out += ["", f"**{words('releases')}:** {symbol_sentence(answer.symbol)}"]
+        out += ["", f"**{words('releases')}:** {answer.localized(symbol_sentence(answer.symbol))}"]
     if answer.choice_note:
         out += ["", f"**{words('releases')}:** {answer.choice_note}"]
     out += _memory_markdown(answer)
     if answer.dependency is not None:
-        out += ["", f"**{words('dependency')}:** {code_span(dependency_sentence(answer.dependency))}"]
+        out += ["", f"**{words('dependency')}:** {code_span(answer.localized(dependency_sentence(answer.dependency)))}"]
     return out
 
 

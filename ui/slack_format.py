@@ -187,7 +187,7 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
         code = [f"`{escape(line)}`" if line.startswith(CONDITION_PREFIX) else escape(line) for line in rest]
         parts.append(f"*{words('where_from')}:* `{escape(first)}`" + "".join(f"\n• {line}" for line in code))
     if answer.symbol is not None:
-        parts.append(f"*{words('releases')}:* {escape(redact(symbol_sentence(answer.symbol)))}")
+        parts.append(f"*{words('releases')}:* {escape(redact(answer.localized(symbol_sentence(answer.symbol))))}")
     if answer.choice_note:
         parts.append(f"*{words('releases')}:* {md_to_mrkdwn(answer.choice_note)}")
     if answer.gpu_memory is not None:
@@ -195,7 +195,7 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
     if answer.load_memory is not None:
         parts.append(f"*{words('gpu_after_load')}:* {escape(answer.load_memory.reading())}")
     if dependency and answer.dependency is not None:
-        parts.append(f"*{words('dependency')}:* `{escape(redact(dependency_sentence(answer.dependency)))}`")
+        parts.append(f"*{words('dependency')}:* `{escape(redact(answer.localized(dependency_sentence(answer.dependency))))}`")
     return "\n".join(parts)
 
 
