@@ -24,6 +24,10 @@ FAILURE_RE = re.compile(
     r"(?:is|are|was|were|comes? back|came back|stays?) (?:empty|blank|null|none|missing)|missing|ends? up in|"
     # what the user got, shown: "content comes back like: ...", `"usage": null`; "is this a bug?"
     r"(?:comes?|came) back (?:like|as|with)|bugs?|buggy|"
+    # what was tried and did nothing, output that is not what it should be
+    r"chang(?:es|ed) nothing|does nothing|did nothing|(?:has|had|have|takes?|took) no effect|ignored|"
+    r"stall(?:s|ed|ing)?|unstable|inconsistent|non-?deterministic|random (?:values?|outputs?|text|tokens?|results?)|"
+    r"breaks?|broke|go(?:es)? wrong|went wrong|gibberish|truncat\w*|"
     # asking to be rid of something names it as a failure: "how do I fix 'Address already in use'?"
     r"fix(?:es|ed|ing)?|solve|resolve|get rid of|work ?around|already in use|"
     # a number the user finds bad: "why is my throughput so low?", "GPU utilization is low"
@@ -31,7 +35,9 @@ FAILURE_RE = re.compile(
     r"low(?:er)? (?:throughput|performance|tokens?/s|tok/s|qps|utili[sz]ation)|"
     r"(?:throughput|performance|utili[sz]ation|tok/s|tokens/s|qps) (?:is |are |was |stays? )?(?:so |too |very )?low)\b"
     r"|['\"]\s*:\s*(?:null|None)\b"
-    r"|报错|解决|怎么办|还是会|仍然|依然|但(?!愿)|启动时报|错误|失败|崩|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回|掉到|掉了|涨了|变差|不生效|没生效|不起作用",
+    r"|不行|没用|无效|是空的|不返回|没有输出|没输出|重复输出|输出重复|不断重复|胡言乱语|不稳定|不一致|"
+    r"随机的?(?:值|输出|结果|字符)|卡在|不兼容|"
+    r"报错|解决|怎么办|还是会|仍然|依然|但(?!愿)|启动时报|错误|失败|崩|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回|掉到|掉了|涨了|变差|不生效|没生效|不起作用",
     re.I)
 ASKING_RE = re.compile(
     r"^\s*(?:how|what|which|when|where|why|is|are|can|could|should|does|do|will|would|any)\b(?!['’]t)|"

@@ -115,6 +115,15 @@ def test_questions_are_not_problem_reports():
     assert not is_question("Can't use sglang with flashinfer on a T4, what else can I try?", has_log_errors=False)
     assert not is_question("What does this mean? The server doesn't start and prints an error.",
                            has_log_errors=False)
+    # a symptom told inside a question reports it: a setting that does nothing, output that
+    # varies or is empty, what was tried and did not help
+    assert not is_question("Editing the json changes nothing at all. Where does sglang take the RDMA device from?",
+                           has_log_errors=False)
+    assert not is_question("Even with temperature 0 the outputs are inconsistent; is there a deterministic mode?",
+                           has_log_errors=False)
+    assert not is_question("tool_calls 是空的，该用哪个 parser？", has_log_errors=False)
+    assert not is_question("请问如何开启 reasoning？加了 --reasoning-parser 这些方法都不行", has_log_errors=False)
+    assert is_question("Which --tool-call-parser should I use for Llama 3.1?", has_log_errors=False)
 
 
 def test_a_traceback_cut_before_its_exception_is_a_report_not_a_question(assistant):
