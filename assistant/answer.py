@@ -25,6 +25,7 @@ from assistant.language import answer_language
 from assistant.wording import Sentence, heading, in_language
 from assistant.origin import Origin
 from assistant.symbols import SymbolHistory
+from assistant.upgrade import ReleaseChange, release_change
 from assistant.release_range import dated_environment, release_range
 from assistant.provenance import (dependency_json, dependency_sentence, is_dependency_entry,
                                   origin_json, paste_dependency, paste_origin, paste_symbol,
@@ -105,6 +106,8 @@ class Answer:
     language: str = "en"   # the language of the entry's text shown (zh: cause_zh / text_zh)
     reader_language: str = "en"   # the reader's language: headings and our own sentences (assistant.wording)
     choice_note: str | None = None   # which releases accept the value of an `invalid choice` error
+    # what changed between the two SGLang releases the report compares ("worked on 0.5.3, not 0.5.6")
+    release_change: ReleaseChange | None = None
 
     def __post_init__(self) -> None:
         if self.abstained and self.outcome == FIX:   # built by code that knows only abstention
@@ -153,6 +156,7 @@ class Answer:
             "explanation_source": NOT_FROM_KB if self.explanation else None,
             "origin": origin_json(self.origin),
             "dependency": dependency_json(self.dependency),
+            "release_change": self.release_change.to_json() if self.release_change else None,
             "symbol": symbol_json(self.symbol),
             "gpu_memory": gpu_memory_json(self.gpu_memory),
             "load_memory": load_memory_json(self.load_memory),
@@ -229,6 +233,9 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3, lang
                              analysis.environment.sglang_version, registry)
     if history is not None:
         answer.choice_note = history.sentence(registry.versions)
+    answer.release_change = change = release_change(analysis, registry=registry)
+    if change is not None and answer.abstained:
+        answer.next_steps.insert(0, answer.localized(change.next_step()))
     return with_provenance(answer, retrieval)
 
 

@@ -63,6 +63,8 @@ def provenance_lines(answer: Answer, c) -> list[str]:
         out += ([""] if out else []) + [h("releases") + answer.localized(symbol_sentence(answer.symbol))]
     if answer.choice_note:
         out += ([""] if out else []) + [h("releases") + answer.choice_note]
+    if answer.release_change is not None:
+        out += ([""] if out else []) + [h("release_change") + answer.localized(answer.release_change.sentence())]
     if answer.gpu_memory is not None:
         out += ([""] if out else []) + [h("gpu_at_failure") + answer.gpu_memory.reading()]
     if answer.load_memory is not None:

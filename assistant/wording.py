@@ -26,6 +26,7 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "gpu_at_failure": ("GPU memory at the failure", "出错时的显存"),
     "gpu_after_load": ("GPU memory after loading", "加载后的显存"),
     "dependency": ("Dependency", "依赖"),
+    "release_change": ("Release change", "版本变化"),
     "detected": ("Detected", "检测到"),
     "model_reading": ("The model's reading of the error (not from the knowledge base)",
                       "模型对错误的解读（不来自知识库）"),

@@ -145,6 +145,8 @@ def answer_markdown(answer: Answer) -> str:
         out += ["", f"**{words('releases')}:** {answer.localized(symbol_sentence(answer.symbol))}"]
     if answer.choice_note:
         out += ["", f"**{words('releases')}:** {answer.choice_note}"]
+    if answer.release_change is not None:
+        out += ["", f"**{words('release_change')}:** {answer.localized(answer.release_change.sentence())}"]
     out += _memory_markdown(answer)
     if answer.fix:
         out += ["", f"**{words('fix')}**", "", *fix_markdown(answer.fix)]
@@ -218,6 +220,8 @@ def _provenance_markdown(answer: Answer) -> list[str]:
         out += ["", f"**{words('releases')}:** {answer.localized(symbol_sentence(answer.symbol))}"]
     if answer.choice_note:
         out += ["", f"**{words('releases')}:** {answer.choice_note}"]
+    if answer.release_change is not None:
+        out += ["", f"**{words('release_change')}:** {answer.localized(answer.release_change.sentence())}"]
     out += _memory_markdown(answer)
     if answer.dependency is not None:
         out += ["", f"**{words('dependency')}:** {code_span(answer.localized(dependency_sentence(answer.dependency)))}"]

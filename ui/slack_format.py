@@ -190,6 +190,9 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
         parts.append(f"*{words('releases')}:* {escape(redact(answer.localized(symbol_sentence(answer.symbol))))}")
     if answer.choice_note:
         parts.append(f"*{words('releases')}:* {md_to_mrkdwn(answer.choice_note)}")
+    if answer.release_change is not None:
+        said = answer.localized(answer.release_change.sentence())
+        parts.append(f"*{words('release_change')}:* {escape(redact(said))}")
     if answer.gpu_memory is not None:
         parts.append(f"*{words('gpu_at_failure')}:* {escape(answer.gpu_memory.reading())}")
     if answer.load_memory is not None:
