@@ -43,7 +43,7 @@ OTHER_PACKAGE_RE = re.compile(
     r"(?:flashinfer|kernel|sgl_kernel|torch|pytorch|transformers|vllm|cuda|triton|xgrammar|nccl|python|"
     r"driver|lmcache|mooncake|nixl|deepep|deep_gemm|router|gateway|openai|ray|verl|slime|cutlass|outlines|"
     r"llguidance|torchao|tokenizers|huggingface_hub|accelerate|numpy|pydantic|fastapi|uvicorn|xinference)"
-    r"[\w-]*\s*(?:==|=|:|\s|v)*$", re.I)
+    r"[\w-]*\s*(?:(?:==|=|:|v|at|is|was|version|of)\s*)*$", re.I)
 
 
 @dataclass(frozen=True)
@@ -100,8 +100,10 @@ class ReleaseChange:
                 "flags_dropped": list(self.flags_dropped), "summary": self.sentence()}
 
 
-def compared_versions(words: str) -> tuple[str, str] | None:
-    """The two SGLang versions the user's words compare (older, newer), when they speak of a change."""
+def compared_versions(words: str, releases: tuple[Version, Version] | None = None) -> tuple[str, str] | None:
+    """The two SGLang versions the user's words compare (older, newer), when they speak of a change;
+    with `releases` (the oldest and newest release known), only versions in that span count (a
+    `0.8.5` in a report about SGLang 0.4.6 is vLLM's)."""
     if not CHANGE_RE.search(words):
         return None
     found: dict[Version, str] = {}
@@ -109,9 +111,11 @@ def compared_versions(words: str) -> tuple[str, str] | None:
         if OTHER_PACKAGE_RE.search(words[max(0, match.start() - 24):match.start()]):
             continue
         try:
-            found.setdefault(Version(match.group(1)), match.group(1))
+            version = Version(match.group(1))
         except InvalidVersion:
             continue
+        if releases is None or releases[0] <= Version(version.base_version) <= releases[1]:
+            found.setdefault(version, match.group(1))
     if len(found) < 2:
         return None
     ordered = sorted(found)
@@ -122,13 +126,16 @@ def release_change(analysis: Analysis, pins: DependencyPins | None = None, regis
     """What changed between the two SGLang releases the paste's words compare, or None."""
     # a one-line report may be read as its error line ("0.5.3 worked, 0.5.6 crashes"): its words count
     sentences = (e.text for e in analysis.errors if looks_like_sentence(e.text))
-    versions = compared_versions(" ".join((analysis.question, *analysis.prose_lines, *sentences)))
-    if versions is None:
+    words = " ".join((analysis.question, *analysis.prose_lines, *sentences))
+    if not CHANGE_RE.search(words):
         return None
     try:
         pins = pins or DependencyPins.load()
     except (OSError, ValueError):
         return None   # no pin registry (a stripped install): the answer stands without it
+    versions = compared_versions(words, (pins.versions[0], pins.versions[-1]))
+    if versions is None:
+        return None
     older, newer = (pins.nearest_release(v) for v in versions)
     if older == newer:
         return None   # post releases of one base release, or both older than the registry

@@ -5,6 +5,8 @@ change it is. Versions of other packages in the same words are not SGLang's."""
 
 from __future__ import annotations
 
+from packaging.version import Version
+
 from assistant.upgrade import compared_versions, release_change
 from assistant.trace import analyze
 
@@ -19,6 +21,10 @@ def test_the_two_releases_compared_are_read_from_the_users_words():
     # another package's version is not SGLang's; one SGLang version compares nothing
     assert compared_versions("after upgrading to sglang 0.5.6 with flashinfer 0.4.0 it crashes") is None
     assert compared_versions("sglang 0.5.6 with sgl-kernel 0.3.18 and torch 2.9.1 crashes after upgrading") is None
+    # a version outside SGLang's releases is another package's ("vllm version 0.8.5")
+    releases = (Version("0.4.0"), Version("0.5.23"))
+    assert compared_versions("after upgrading, vllm version 0.8.5 and sglang 0.4.6", releases) is None
+    assert compared_versions("upgraded sglang to 0.5.2; pyproject has flashinfer at 0.4.0rc1") is None
     # two versions with no word of a change are not a comparison
     assert compared_versions("sglang 0.5.6 and sglang-router 0.2.1 on 8xH100") is None
 
