@@ -190,23 +190,31 @@ def format_step(text: str, commands, versions: str | None, show_versions: bool,
     return "\n".join(lines)
 
 
-def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[str]:
+def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[Sentence]:
     """Flags in the user's own launch command, and SGLANG_* / SGL_* variables in their paste,
     that their SGLang version does not accept (any version when it is unknown)."""
     if registry is None:
         return []
     version = registry.nearest(env.sglang_version) if env.sglang_version else None
-    where = f"SGLang {env.sglang_version}" if version else "any SGLang release"
+    where = ((f"SGLang {env.sglang_version}",) * 2 if version else ("any SGLang release", "任何 SGLang 版本"))
     out = []
-    names = [("launch command uses", f.split()[0]) for f in env.flags]
-    names += [("paste sets", name) for name in user_env_vars if name.startswith(("SGLANG_", "SGL_"))]
+    names = [("flag", f.split()[0]) for f in env.flags]
+    names += [("env", name) for name in user_env_vars if name.startswith(("SGLANG_", "SGL_"))]
     for what, name in dict.fromkeys(names):
         status = registry.check(name, version)
         if status.exists:
             continue
-        verb = "does not accept" if status.kind == "flag" else "does not read"
-        fix = f" Use {status.replacement} instead." if status.replacement else ""
-        out.append(f"Your {what} {name}, which {where} {verb} ({status.note}).{fix}".replace("..", "."))
+        note = status.note if isinstance(status.note, Sentence) else Sentence(status.note, status.note)
+        use = status.replacement
+        if what == "flag":
+            english = f"Your launch command uses {name}, which {where[0]} "
+            chinese = f"你的启动命令用了 {name}，而 {where[1]} "
+        else:
+            english, chinese = f"Your paste sets {name}, which {where[0]} ", f"你设置了 {name}，而 {where[1]} "
+        english += ("does not accept" if status.kind == "flag" else "does not read") + f" ({note})."
+        chinese += ("不接受它" if status.kind == "flag" else "不读取它") + f"（{note.zh}）。"
+        out.append(Sentence(english.replace("..", ".") + (f" Use {use} instead." if use else ""),
+                            chinese + (f"请改用 {use}。" if use else "")))
     return out
 
 
@@ -274,7 +282,7 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
     matches = [_match(h) for h in retrieval.hits[:top_k]]
     similar = [_match(h) for h in retrieval.similar][:5]
     primary = retrieval.analysis.primary.text if retrieval.analysis.primary else None
-    warnings = flag_warnings(env, registry, retrieval.analysis.user_names)
+    warnings = [in_language(w, language) for w in flag_warnings(env, registry, retrieval.analysis.user_names)]
     if retrieval.abstain or not retrieval.hits:
         # a lead or unknown: what is known and what to collect, never the entry's steps as the fix
         from assistant.lead_answer import not_confirmed
@@ -304,8 +312,11 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
         missing = missing_step_flags([step["text"], *step.get("commands", [])], version, registry,
                                      retrieval.analysis.user_names)
         if missing:
-            dropped.append(f"A step of this fix uses {', '.join(missing)}, which SGLang {version} "
-                           "does not have; it was left out.")
+            names = ", ".join(missing)
+            dropped.append(in_language(Sentence(f"A step of this fix uses {names}, which SGLang {version} "
+                                                "does not have; it was left out.",
+                                                f"这个修复方法有一步用到了 {names}，而 SGLang {version} 没有它；"
+                                                "这一步已略去。"), language))
             continue
         text = (step.get("text_zh") or step["text"]) if language == "zh" else step["text"]
         fix.append(format_step(text, step.get("commands", []), step.get("versions"),
@@ -315,18 +326,22 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
     else:
         diagnosis = f"{meta['title']}. {meta['cause']}"
     if meta.get("confidence") in ("low", "medium-low", "low-medium"):
-        warnings.append(f"This entry's confidence is {meta['confidence']}: the fix is a workaround "
-                        "or comes from an open issue; verify it on your setup.")
+        level = meta["confidence"]
+        warnings.append(in_language(Sentence(f"This entry's confidence is {level}: the fix is a workaround "
+                                             "or comes from an open issue; verify it on your setup.",
+                                             f"这个条目的可信度是 {level}：修复方法是变通办法，或来自尚未关闭的 issue；"
+                                             "请在你的环境里验证。"), language))
     for wrong in meta.get("wrong_advice", []):
         # "(seed 001)" names the KB's source document, which the user has never seen
         claim = SEED_MARK_RE.sub("", wrong["claim"])
-        warnings.append(f"Wrong advice in circulation: {claim} — {wrong['fact']}")
+        label = "流传的错误建议" if language == "zh" else "Wrong advice in circulation"
+        warnings.append(f"{label}: {claim} — {wrong['fact']}")
     warnings += dropped
     citations = [f"kb:{top.unit_id}"] + [s.get("url") or f"seed:{s.get('seed')}" for s in meta.get("sources", [])]
     return Answer(matches=matches, abstained=False, diagnosis=diagnosis, fix=fix, warnings=warnings,
                   citations=citations, detected=env, confidence=retrieval.confidence,
                   similar_issues=similar, primary_error=primary,
-                  next_steps=[f"Verify: {v}" for v in meta.get("verify", [])],
+                  next_steps=[f"{heading('verify_step', language)}: {v}" for v in meta.get("verify", [])],
                   language="zh" if language == "zh" and meta.get("cause_zh") else "en")
 
 

@@ -21,6 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from assistant.resources import kb_file
+from assistant.wording import Sentence
 
 DEFAULT_PATH = kb_file("sglang_flags.json")  # the checkout's kb/, else the one installed with the package
 
@@ -275,7 +276,8 @@ class FlagRegistry:
             return self._overall_status(name, kind, verdicts, present)
         verdict = verdicts[target]
         exact_label = release_tuple(version) == self._tuples[target]
-        label = target if exact_label else f"{target} (closest known release to {version})"
+        label = (Sentence(target, target) if exact_label
+                 else Sentence(f"{target} (closest known release to {version})", f"{target}（与 {version} 最接近的已知版本）"))
         genuine = tuple(v for v in present if verdicts[v].how != "shadowed")
         note = self._release_note(name, verdict, genuine, label)
         return FlagStatus(
@@ -353,49 +355,58 @@ class FlagRegistry:
             return modern
         return None
 
-    def _where(self, present: tuple[str, ...]) -> str:
+    def _where(self, present: tuple[str, ...]) -> Sentence:
+        first, latest = self.versions[0], self.latest
         if not present:
-            return f"exists in no SGLang release {self.versions[0]}-{self.latest}"
+            return Sentence(f"exists in no SGLang release {first}-{latest}", f"在 SGLang {first}-{latest} 的任何版本里都不存在")
         if len(present) == len(self.versions):
-            return f"exists in every release {self.versions[0]}-{self.latest}"
-        return f"exists in {describe_versions(present, self.versions)} only"
+            return Sentence(f"exists in every release {first}-{latest}", f"在 {first}-{latest} 的每个版本里都存在")
+        span = describe_versions(present, self.versions)
+        return Sentence(f"exists in {span} only", f"只存在于 {span}")
 
     def _release_note(
-        self, name: str, verdict: Verdict, present: tuple[str, ...], label: str
-    ) -> str:
-        instead = f"; use {verdict.replacement}" if verdict.replacement else ""
+        self, name: str, verdict: Verdict, present: tuple[str, ...], label: Sentence
+    ) -> Sentence:
+        """What `label`'s release does with `name`, in English and Chinese."""
+        use = verdict.replacement
+        instead = (f"; use {use}", f"；请改用 {use}") if use else ("", "")
         where = self._where(present)
         canonical = verdict.canonical
         if verdict.how == "exact":
-            deprecated = f" but is deprecated{instead}" if verdict.deprecated else ""
-            return f"{name} exists in {label}{deprecated}"
+            if verdict.deprecated:
+                return Sentence(f"{name} exists in {label} but is deprecated{instead[0]}",
+                                f"{name} 在 {label.zh} 里存在，但已弃用{instead[1]}")
+            return Sentence(f"{name} exists in {label}", f"{name} 在 {label.zh} 里存在")
         if verdict.how == "abbrev":
-            deprecated = f", which is deprecated{instead}" if verdict.deprecated else ""
-            abbreviation = f"an argparse abbreviation of {canonical}"
-            return f"{name} is accepted in {label} as {abbreviation}{deprecated}"
+            deprecated = ((f", which is deprecated{instead[0]}", f"，而它已弃用{instead[1]}") if verdict.deprecated
+                          else ("", ""))
+            return Sentence(f"{name} is accepted in {label} as an argparse abbreviation of {canonical}{deprecated[0]}",
+                            f"{label.zh} 把 {name} 当作 {canonical} 的 argparse 缩写接受{deprecated[1]}")
         if verdict.how == "shadowed":
             itself = self._where(tuple(v for v in present if name in self.releases[v].flags))
-            return (
-                f"{name} is accepted in {label} only as an argparse abbreviation of {canonical}; "
-                f"{name} itself {itself}{instead}"
-            )
+            return Sentence(f"{name} is accepted in {label} only as an argparse abbreviation of {canonical}; "
+                            f"{name} itself {itself}{instead[0]}",
+                            f"{label.zh} 只把 {name} 当作 {canonical} 的 argparse 缩写接受；{name} 本身{itself.zh}{instead[1]}")
         if verdict.how == "sgl-alias":
-            shim = "only a deprecation shim copies SGL_* names to SGLANG_* at startup"
-            return f"{name} is not read by {label}: {shim}{instead}"
+            return Sentence(f"{name} is not read by {label}: only a deprecation shim copies SGL_* names to "
+                            f"SGLANG_* at startup{instead[0]}",
+                            f"{label.zh} 不读取 {name}：只有一个弃用兼容层会在启动时把 SGL_* 名字复制成 SGLANG_*{instead[1]}")
         if verdict.how == "underscore":
-            return f"{name} is rejected by argparse in {label} ({DASHES_NOT_UNDERSCORES}){instead}"
+            return Sentence(f"{name} is rejected by argparse in {label} ({DASHES_NOT_UNDERSCORES}){instead[0]}",
+                            f"{label.zh} 的 argparse 拒绝 {name}（参数名用短横线，不用下划线）{instead[1]}")
         if verdict.how == "ambiguous":
             count = len(verdict.candidates)
             shown = ", ".join(sorted(verdict.candidates)[:5]) + (", ..." if count > 5 else "")
-            elsewhere = f"; it {where}" if present else ""
-            return (
-                f"{name} is rejected in {label} as an ambiguous abbreviation of {count} flags "
-                f"({shown}){elsewhere}{instead}"
-            )
+            elsewhere = (f"; it {where}", f"；它{where.zh}") if present else ("", "")
+            return Sentence(f"{name} is rejected in {label} as an ambiguous abbreviation of {count} flags "
+                            f"({shown}){elsewhere[0]}{instead[0]}",
+                            f"{label.zh} 拒绝 {name}：它是 {count} 个参数的歧义缩写（{shown}）{elsewhere[1]}{instead[1]}")
         if verdict.how == "retired":
-            shim = "only a deprecation shim still handles it"
-            return f"{name} is deprecated in {label}: {shim}; it {where}{instead}"
-        return f"{name} does not exist in {label}; it {where}{instead}"
+            return Sentence(f"{name} is deprecated in {label}: only a deprecation shim still handles it; "
+                            f"it {where}{instead[0]}",
+                            f"{name} 在 {label.zh} 里已弃用：只有一个弃用兼容层还在处理它；它{where.zh}{instead[1]}")
+        return Sentence(f"{name} does not exist in {label}; it {where}{instead[0]}",
+                        f"{name} 在 {label.zh} 里不存在；它{where.zh}{instead[1]}")
 
     def _overall_status(
         self, name: str, kind: str, verdicts: dict[str, Verdict], present: tuple[str, ...]
@@ -408,20 +419,26 @@ class FlagRegistry:
         newest = verdicts[(genuine or present)[-1]] if present else latest
         deprecated_in = tuple(v for v in present if verdicts[v].deprecated)
         if latest.how == "underscore":
-            note = f"{name} is rejected by argparse ({DASHES_NOT_UNDERSCORES}); use {replacement}"
+            note = Sentence(f"{name} is rejected by argparse ({DASHES_NOT_UNDERSCORES}); use {replacement}",
+                            f"argparse 拒绝 {name}（参数名用短横线，不用下划线）；请改用 {replacement}")
         else:
-            note = f"{name} {self._where(genuine)}"
+            where = self._where(genuine)
+            english, chinese = f"{name} {where}", f"{name} {where.zh}"
             if newest.how == "abbrev" and newest.canonical:
-                note = (
-                    f"{name} (argparse abbreviation of {newest.canonical}) {self._where(genuine)}"
-                )
+                english = f"{name} (argparse abbreviation of {newest.canonical}) {where}"
+                chinese = f"{name}（{newest.canonical} 的 argparse 缩写）{where.zh}"
             if shadowed:
                 where_shadowed = describe_versions(shadowed, self.versions)
-                note += f" ({where_shadowed} accept it only as an abbreviation of another flag)"
+                english += f" ({where_shadowed} accept it only as an abbreviation of another flag)"
+                chinese += f"（{where_shadowed} 只把它当作另一个参数的缩写接受）"
             if deprecated_in:
-                note += f"; deprecated in {describe_versions(deprecated_in, self.versions)}"
+                span = describe_versions(deprecated_in, self.versions)
+                english += f"; deprecated in {span}"
+                chinese += f"；在 {span} 里已弃用"
             if replacement:
-                note += f"; use {replacement}" + (f" in {self.latest}" if present else " instead")
+                english += f"; use {replacement}" + (f" in {self.latest}" if present else " instead")
+                chinese += f"；请改用 {replacement}" if not present else f"；在 {self.latest} 里请改用 {replacement}"
+            note = Sentence(english, chinese)
         deprecated = bool(present) and newest.deprecated
         return FlagStatus(
             name, kind, bool(present), newest.canonical, present, replacement, deprecated, note

@@ -36,6 +36,7 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "fix": ("Fix", "修复步骤"),
     "verify": ("Verify", "验证"),
     "verify_next": ("Verify / next", "验证 / 下一步"),
+    "verify_step": ("Verify", "验证"),   # the prefix of an entry's verify line among the next steps
     "warnings": ("Warnings", "注意"),
     "checked": ("Checked before display", "显示前已核对"),
     "sources": ("Sources", "来源"),
