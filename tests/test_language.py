@@ -251,3 +251,15 @@ def test_a_chinese_reader_is_told_what_to_install_in_chinese(assistant):
     assert "your SGLang 0.5.2 pins" not in shown and "Install what your release pins" not in shown
     english = assistant.answer("sglang 0.5.2 fails at start\n" + trace)
     assert "your SGLang 0.5.2 pins transformers==4.56.1" in english.text
+
+
+def test_a_chinese_reader_is_warned_about_their_own_flags_in_chinese(assistant):
+    launch = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-ep-moe --tp 8\nsglang 0.5.6\n"
+    chinese = assistant.answer("启动就报端口被占用，怎么办？\nOSError: [Errno 98] Address already in use\n" + launch)
+    english = assistant.answer("It fails at start.\nOSError: [Errno 98] Address already in use\n" + launch)
+    warned = [w for w in chinese.warnings if "--enable-ep-moe" in w]
+    assert warned and warned[0].startswith("你的启动命令用了 --enable-ep-moe，而 SGLang 0.5.6 不接受它")
+    assert "0.4.1-0.5.4" in warned[0] and "--ep-size N" in warned[0]
+    assert any(w.startswith("Your launch command uses --enable-ep-moe, which SGLang 0.5.6 does not accept")
+               for w in english.warnings)
+    assert any(step.startswith("验证: ") for step in chinese.next_steps)
