@@ -152,6 +152,9 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
             return not first.diagnosis or bool(set(hit.evidence) - set(top.evidence)) or _says_after(top, hit)
     promoted = _runner_up(hits, FIX, lambda hit: hit.signature >= SIGNATURE_OK and eligible(hit),
                           tokens, index, analysis, idf)
+    if (promoted is None and first.diagnosis and top.kind == "entry" and top.meta.get("diagnosis")
+            and top.signature >= SIGNATURE_OK and not _specific_signatures(top)):
+        promoted = _feature_lead(hits, tokens, index, analysis, idf)
     if promoted is None and first.outcome == UNKNOWN and first.failing_components:
         # the top does not fit (an OOM raised inside the vision tower is no KV-pool OOM): a
         # runner-up about the component where the error arises is the lead, if it holds up on its own
@@ -169,6 +172,36 @@ def _runner_up(hits, outcome: str, eligible, tokens, index: Index, analysis: Ana
         alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
         if alt.outcome == outcome:
             return replace(alt, top=i)
+    return None
+
+
+GENERIC_LINE_LEAD_REASON = ("Your log shows only a line many different failures print ({line}); this entry is about "
+                            "{features}, which your paste names, and fits what you describe, but no line of the log "
+                            "confirms it.",
+                            "你的日志里只有一行很多不同故障都会打印的报错（{line}）；这个条目讲的是你贴的内容里提到的 "
+                            "{features}，也和你的描述相符，但日志里没有哪一行能证实它。")
+
+
+def _feature_lead(hits, tokens, index: Index, analysis: Analysis, idf) -> Decision | None:
+    """The top entry says what a line many failures print means (an illegal memory access): a
+    close runner-up about a feature the paste names (EAGLE, PD, LoRA) that fits the paste says which
+    of those failures it may be. It leads, as a lead only (words, no line of its own), and the
+    diagnosis follows. The diagnosis is no rival in weighing it: it explains the line, not the failure."""
+    named = specific(context_components(analysis))
+    line = _short(hits[0].evidence[0]) if hits[0].evidence else "an error line"
+    for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
+        if hit.kind != "entry" or hit.meta.get("diagnosis"):
+            continue
+        features = specific(entry_components(hit.meta)) & named
+        if not features:
+            continue
+        alt = _decide_top([hit, *hits[1:i], *hits[i + 1:]], tokens, index, analysis, idf)
+        if alt.outcome == UNKNOWN:
+            continue
+        if alt.outcome == LEAD and alt.reasons != (NO_MATCH_REASON,):
+            return replace(alt, top=i)
+        reason = Sentence(*(text.format(line=line, features=_names(features)) for text in GENERIC_LINE_LEAD_REASON))
+        return replace(alt, outcome=LEAD, confidence=min(alt.confidence, 0.59), reasons=(reason,), top=i)
     return None
 
 
