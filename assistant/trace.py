@@ -218,10 +218,24 @@ def _frame(text: str) -> tuple[str, str] | None:
     return path, function.rsplit(".", 1)[-1]
 
 
+# a C++ exception nobody caught aborts the process: the runtime names its type, then its message
+# (`terminate called after throwing an instance of 'tvm::ffi::Error'` / `  what():  TypeAttr ...`).
+# The message is the error; the first line only says an exception ended the process.
+CPP_TERMINATE_RE = re.compile(r"^\s*terminate called (?:after throwing an instance of|recursively|without an active)")
+CPP_WHAT_RE = re.compile(r"^\s*what\(\):\s*\S")
+# lines only a program prints, never the user: they end the user's words above them
+PROGRAM_LINE_RE = re.compile(r"^\s*(?:terminate called |what\(\):|Fatal Python error:|Current thread 0x|"
+                             r"Thread 0x[0-9a-f]+ \(most recent call first\)|\*\*\* (?:SIG\w+|Process received signal))")
+
+
 def _classify(line: str) -> str | None:
     if CARRIED in line:
         return None   # the line that carried an escaped log relays it: the log's own lines say what failed
     line = in_c_locale(line)   # `已杀死` is `Killed`, `段错误` a `Segmentation fault`
+    if CPP_WHAT_RE.match(line):
+        return "exception"
+    if CPP_TERMINATE_RE.match(line):
+        return "consequence"
     if CONSEQUENCE_RE.search(line) or BARE_EXCEPTION_RE.match(line):
         return "consequence"
     if EXCEPTION_RE.match(line):
@@ -413,8 +427,9 @@ def _feed(raw: str, st: _State) -> None:
     heading = HEADING_RE.match(text)
     if heading:
         st.describing = bool(DESCRIPTION_HEADING_RE.search(heading.group(1)))
-    prose = not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text) and (
-        _looks_like_prose(text) or (st.last_was_prose and _wordy(text) and _same_script(st, text)))
+    prose = (not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text)
+             and not PROGRAM_LINE_RE.match(text)
+             and (_looks_like_prose(text) or (st.last_was_prose and _wordy(text) and _same_script(st, text))))
     if not prose and not st.in_traceback and len(st.described) < 20:
         # the report's title and description are the user's summary (read into the question), but
         # the line is matched as the log line it may quote: the rest of this function as before

@@ -615,3 +615,19 @@ def test_a_title_that_is_an_error_line_stays_the_error():
                        "\n### Describe the bug\n\nServer fails at startup on 8 GPUs.\n")
     assert analysis.primary.text.startswith("ValueError: The memory capacity is unbalanced")
     assert "ValueError" not in analysis.question
+
+
+def test_an_uncaught_cpp_exception_is_read_from_its_what_line_even_under_the_users_words():
+    from assistant.decision import root_error
+
+    analysis = analyze(
+        "Serving DeepSeek-V4-Flash on GB200 with TP=4 fails during model loading. All TP scheduler ranks abort:\n"
+        "terminate called after throwing an instance of 'tvm::ffi::Error'\n"
+        "  what():  TypeAttr `__ffi_repr__` is already registered for type index 130\n"
+        "Fatal Python error: Aborted\n"
+        "RuntimeError: Rank 1 scheduler died during initialization (exit code: -6)\n")
+    # the runtime's lines are the program's, not more of the user's sentence
+    assert not any("what():" in line or "Fatal Python error" in line for line in analysis.prose_lines)
+    assert root_error(analysis).text.startswith("what():  TypeAttr `__ffi_repr__` is already registered")
+    kinds = {e.text.split(" ")[0]: e.kind for e in analysis.errors}
+    assert kinds["terminate"] == "consequence"
