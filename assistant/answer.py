@@ -205,7 +205,7 @@ def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[Sentence
         if status.exists:
             continue
         note = status.note if isinstance(status.note, Sentence) else Sentence(status.note, status.note)
-        use = status.replacement
+        use = status.replacement or (_flag_named_like(name, registry, version) if what == "env" else None)
         if what == "flag":
             english = f"Your launch command uses {name}, which {where[0]} "
             chinese = f"你的启动命令用了 {name}，而 {where[1]} "
@@ -216,6 +216,15 @@ def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[Sentence
         out.append(Sentence(english.replace("..", ".") + (f" Use {use} instead." if use else ""),
                             chinese + (f"请改用 {use}。" if use else "")))
     return out
+
+
+def _flag_named_like(env_var: str, registry, version: str | None) -> str | None:
+    """The launch flag an env var that SGLang never reads was meant to be
+    (`SGLANG_DISABLE_CUDA_GRAPH` -> `--disable-cuda-graph`), when the user's release has it."""
+    stem = re.sub(r"^SGLANG_|^SGL_", "", env_var)
+    flag = "--" + stem.lower().replace("_", "-")
+    status = registry.check(flag, version)
+    return flag if status.exists and status.canonical in (None, flag) else None
 
 
 def missing_step_flags(texts, version: str | None, registry, user_names=()) -> list[str]:

@@ -35,6 +35,7 @@ from assistant.components import components_in, conflicts, specific
 from assistant.environment import HARDWARE_HINTS
 from assistant.exit_signal import signal_agrees, signal_conflict
 from assistant.generic_lines import is_generic, specific_words
+from assistant.gpu_arch import arch_conflict
 from assistant.gpu_memory import holder_agrees, holder_conflict
 from assistant.host_platform import platform_conflict
 from assistant.index import Index
@@ -512,10 +513,10 @@ def engine_conflict(meta: dict, analysis: Analysis) -> str | None:
 
 
 def scope_conflict(meta: dict, analysis: Analysis) -> str | None:
-    """The entry is about other hardware, another operating system, another serving engine or
-    another phase (start-up, serving: `assistant.phase`) than the paste's."""
-    return (hardware_conflict(meta, analysis) or platform_conflict(meta, analysis) or engine_conflict(meta, analysis)
-            or phase_conflict(meta, analysis))
+    """The entry is about other hardware or GPU generation (`assistant.gpu_arch`), another
+    operating system, another serving engine or another phase (start-up, serving: `assistant.phase`) than the paste's."""
+    return (hardware_conflict(meta, analysis) or arch_conflict(meta, analysis) or platform_conflict(meta, analysis)
+            or engine_conflict(meta, analysis) or phase_conflict(meta, analysis))
 
 
 def paste_kinds(analysis: Analysis) -> frozenset[str]:

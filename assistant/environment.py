@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.commands import launch_command_flags
+from assistant.version_words import compared_versions, failing_version
 
 _VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+|\.dev\d+)?)"
 SGLANG_VERSION_RES = [
@@ -267,14 +268,21 @@ class EnvironmentReader:
         if "ServerArgs(" in line and self.server_args is None:
             self.server_args = line[line.index("ServerArgs("):][:20000]
 
-    def environment(self, prose: list[str], launch: str | None, loose_flags: str | None) -> Environment:
+    def environment(self, prose: list[str], launch: str | None, loose_flags: str | None,
+                    sentences: tuple[str, ...] = ()) -> Environment:
         """The versions, GPU and flags found; `prose` is the user's own lines (a bare version in
-        them is SGLang's), `launch` the launch command seen, `loose_flags` flags pasted alone."""
+        them is SGLang's), `launch` the launch command seen, `loose_flags` flags pasted alone,
+        `sentences` lines read as errors that are sentences (a one-line report's words)."""
         env = dict(self.env)
         if "sglang_version" not in env:
             bare = _bare_sglang_version(prose)
             if bare:
                 env["sglang_version"] = bare
+        words = " ".join((*prose, *sentences))
+        compared = compared_versions(words)
+        if compared and env.get("sglang_version") in (None, *compared):
+            # "worked on 0.5.5, broken on 0.5.6": the user's problem is the release that fails
+            env["sglang_version"] = failing_version(words, compared)
         if "cuda_version" not in env and env.get("torch_version"):
             m = TORCH_CUDA_RE.search(env["torch_version"])
             if m:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from assistant.components import BY_NAME as _COMPONENTS
 from assistant.exit_signal import EXIT_SIGNALS
+from assistant.gpu_arch import KNOWN_ARCHS
 from assistant.phase import PHASES
 from assistant.gpu_memory import MEMORY_HOLDERS
 from assistant.text import CHINESE_CHAR_RE
@@ -28,6 +29,7 @@ AREAS = (
 CONFIDENCES = ("high", "medium-high", "medium", "low-medium", "medium-low", "low")
 HARDWARE = ("any", "nvidia", "amd", "musa", "ascend")
 COMPONENT_NAMES = frozenset(_COMPONENTS)
+GPU_ARCH_VALUE_RE = re.compile(r"sm_\d{2,3}")
 ID_RE = re.compile(r"^[a-z0-9]+([.-][a-z0-9]+)*$")  # kebab-case; dots for versions (flashinfer-0.0.3-...)
 # an SGLang module, optionally with the function (or class) prefix: sglang.srt.server_args:ServerArgs
 RAISED_IN_RE = re.compile(r"^sglang(?:\.\w+)+(?::[A-Za-z_][\w.]*)?$")
@@ -98,7 +100,9 @@ class Entry:
     # another package imports or calls an SGLang name that the user's release lacks and other
     # releases have: the entry explains any such error, named or not (assistant.decision)
     caller_needs_other_release: bool = False
-
+    # the NVIDIA GPU generations the entry is about (`sm_120`): a paste on others is outside it
+    # (assistant.gpu_arch)
+    gpu_arch: tuple[str, ...] = ()
 
     @property
     def source_labels(self) -> list[str]:
@@ -114,7 +118,7 @@ class Entry:
                                  s.get("caveat"), s.get("text_zh")) for s in d["fix"])
         d["wrong_advice"] = tuple(WrongAdvice(**w) for w in d["wrong_advice"])
         d["sources"] = tuple(Source(**s) for s in d["sources"])
-        for key in ("signatures", "symptoms", "keywords", "hardware", "verify", "components", "os"):
+        for key in ("signatures", "symptoms", "keywords", "hardware", "verify", "components", "os", "gpu_arch"):
             d[key] = tuple(d.get(key) or ())
         return cls(**d)
 
@@ -240,7 +244,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
              "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal", "raised_in", "phase",
-             "caller_needs_other_release"}
+             "caller_needs_other_release", "gpu_arch"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -264,6 +268,11 @@ def parse_entry(text: str, path: str = "") -> Entry:
     if bad_components:
         raise EntryError(f"components {bad_components} not among the known components "
                          f"({', '.join(sorted(COMPONENT_NAMES))})")
+    gpu_arch = _str_list(meta.get("gpu_arch"), "gpu_arch")
+    bad_arch = [a for a in gpu_arch if not GPU_ARCH_VALUE_RE.fullmatch(a) or int(a[3:]) not in KNOWN_ARCHS]
+    if bad_arch:
+        raise EntryError(f"gpu_arch {bad_arch[0]!r} is not a known NVIDIA compute capability "
+                         f"(sm_{', sm_'.join(str(sm) for sm in sorted(KNOWN_ARCHS))})")
     exit_signal = meta.get("exit_signal")
     if exit_signal is not None and exit_signal not in EXIT_SIGNALS:
         raise EntryError(f"exit_signal {exit_signal!r} is not one of {', '.join(EXIT_SIGNALS)}")
@@ -329,6 +338,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         raised_in=raised_in,
         phase=phase,
         caller_needs_other_release=caller_needs_other_release,
+        gpu_arch=gpu_arch,
         cause_zh=" ".join(str(meta.get("cause_zh") or "").split()),
     )
 

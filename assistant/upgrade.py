@@ -22,30 +22,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from packaging.version import InvalidVersion, Version
-
 from assistant.deps import DependencyPins
+from assistant.version_words import CHANGE_RE, compared_versions
 from assistant.trace import Analysis, looks_like_sentence
 from assistant.wording import Sentence
 
 # the packages whose pins decide kernels, numerics, parsing and the API (in this order in answers)
 WATCHED = ("torch", "flashinfer-python", "sgl-kernel", "sglang-kernel", "transformers", "xgrammar",
            "triton", "torchao", "outlines", "llguidance", "nvidia-cutlass-dsl")
-CHANGE_RE = re.compile(
-    r"\b(?:upgrad\w*|downgrad\w*|updat(?:e|ed|ing)|bump\w*|regress\w*|roll(?:ed|ing)? back|revert\w*|"
-    r"switch(?:ed|ing)? (?:from|to|back)|mov(?:e|ed|ing) (?:from|to)|migrat\w*|used to|work(?:s|ed|ing)?|"
-    r"(?:fine|ok|okay|normal) (?:on|in|with)|since|after|newer|older|previous|between)\b"
-    r"|升级|降级|更新|回退|换到|换成|切到|之前|以前|正常|之后|以后|新版|旧版",
-    re.I)
-VERSION_RE = re.compile(r"(?<![\w.])[vV]?(0\.\d{1,2}\.\d{1,2}(?:\.post\d+|rc\d+)?)(?![\w.]*\d)")
-# the version right after one of these names is that package's, not SGLang's
-OTHER_PACKAGE_RE = re.compile(
-    r"(?:flashinfer|kernel|sgl_kernel|torch|pytorch|transformers|vllm|cuda|triton|xgrammar|nccl|python|"
-    r"driver|lmcache|mooncake|nixl|deepep|deep_gemm|router|gateway|openai|ray|verl|slime|cutlass|outlines|"
-    r"llguidance|torchao|tokenizers|huggingface_hub|accelerate|numpy|pydantic|fastapi|uvicorn|xinference)"
-    r"[\w-]*\s*(?:(?:==|=|:|v|at|is|was|version|of)\s*)*$", re.I)
-
-
 @dataclass(frozen=True)
 class PinChange:
     package: str
@@ -98,28 +82,6 @@ class ReleaseChange:
                 "newer_release": self.newer_release,
                 "pins": [{"package": p.package, "older": p.before, "newer": p.after} for p in self.pins],
                 "flags_dropped": list(self.flags_dropped), "summary": self.sentence()}
-
-
-def compared_versions(words: str, releases: tuple[Version, Version] | None = None) -> tuple[str, str] | None:
-    """The two SGLang versions the user's words compare (older, newer), when they speak of a change;
-    with `releases` (the oldest and newest release known), only versions in that span count (a
-    `0.8.5` in a report about SGLang 0.4.6 is vLLM's)."""
-    if not CHANGE_RE.search(words):
-        return None
-    found: dict[Version, str] = {}
-    for match in VERSION_RE.finditer(words):
-        if OTHER_PACKAGE_RE.search(words[max(0, match.start() - 24):match.start()]):
-            continue
-        try:
-            version = Version(match.group(1))
-        except InvalidVersion:
-            continue
-        if releases is None or releases[0] <= Version(version.base_version) <= releases[1]:
-            found.setdefault(version, match.group(1))
-    if len(found) < 2:
-        return None
-    ordered = sorted(found)
-    return found[ordered[0]], found[ordered[-1]]
 
 
 def release_change(analysis: Analysis, pins: DependencyPins | None = None, registry=None) -> ReleaseChange | None:

@@ -194,6 +194,12 @@ def test_diagnosis_must_be_true_or_false(entries):
     assert not _errors_for(entries, GOOD.replace("confidence:", "diagnosis: true\nconfidence:", 1))
 
 
+def test_gpu_arch_must_name_known_compute_capabilities(entries):
+    errors = _errors_for(entries, GOOD.replace("confidence:", "gpu_arch: [blackwell]\nconfidence:", 1))
+    assert any("gpu_arch 'blackwell' is not a known NVIDIA compute capability" in e for e in errors), errors
+    assert not _errors_for(entries, GOOD.replace("confidence:", "gpu_arch: [sm_120, sm_121]\nconfidence:", 1))
+
+
 def test_caveat_is_shown_under_its_step_in_the_answer():
     from assistant.answer import compose_extractive
     from assistant.render import render_text

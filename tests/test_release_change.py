@@ -60,3 +60,31 @@ def test_a_flag_the_newer_release_dropped_is_named_and_chinese_readers_read_it_i
 def test_a_report_about_one_release_gets_no_release_change(assistant):
     assert release_change(analyze("sglang 0.5.6 crashes after the first request with CUDA error")) is None
     assert assistant.answer("OSError: [Errno 98] Address already in use").release_change is None
+
+
+def test_the_users_release_in_a_comparison_is_the_one_that_fails():
+    from assistant.version_words import failing_version
+
+    for words, expected in (("Worked on sglang 0.5.5, broken on 0.5.6: GLM-4.5V outputs garbage", "0.5.6"),
+                            ("sglang v0.5.6 works, v0.5.2 crashes at start", "0.5.2"),
+                            ("on 0.5.4 it crashes but 0.5.6 is fine", "0.5.4"),
+                            ("从 0.5.3 升级到 0.5.6 之后输出乱码", "0.5.6"),
+                            ("After upgrading sglang from 0.5.3 to 0.5.6, throughput dropped", "0.5.6")):
+        assert failing_version(words, compared_versions(words)) == expected, words
+        assert analyze(words + "\nRuntimeError: boom").environment.sglang_version == expected, words
+
+
+def test_an_upgraded_release_gets_its_own_pins_not_the_old_ones(assistant):
+    answer = assistant.answer(
+        "Upgraded our image from sglang 0.5.6 to 0.5.9 with pip install --no-deps sglang==0.5.9; now it fails:\n"
+        "ImportError: cannot import name 'sgl_per_token_group_quant_8bit' from 'sgl_kernel'")
+    assert answer.detected.sglang_version == "0.5.9"
+    assert answer.release_change is not None and answer.release_change.newer == "0.5.9"
+    assert "sgl-kernel==0.3.21" in answer.text and "pins sgl-kernel==0.3.18" not in answer.text
+
+
+def test_an_env_var_sglang_never_reads_is_pointed_at_the_flag_it_meant(assistant):
+    answer = assistant.answer("export SGLANG_DISABLE_CUDA_GRAPH=1\nsglang 0.5.6\n"
+                              "OSError: [Errno 98] Address already in use")
+    assert any("SGLANG_DISABLE_CUDA_GRAPH" in w and w.endswith("Use --disable-cuda-graph instead.")
+               for w in answer.warnings)

@@ -176,3 +176,23 @@ def test_the_scheduler_beside_the_tokenizer_process_is_not_another_job():
     # the same numbers in the scheduler's own traceback do show another job on the GPU
     in_scheduler = IMAGE_PROCESSOR_OOM.replace("sglang/srt/managers/tokenizer_manager.py", "sglang/srt/managers/scheduler.py")
     assert paste_gpu_memory(analyze(in_scheduler)).others_hold_memory()
+
+
+NO_KERNEL_IMAGE = ("RuntimeError: RMSNorm failed with error code no kernel image is available for execution "
+                   "on the device\n")
+
+
+def test_the_gpu_generation_the_paste_runs_on_decides_between_old_and_new_gpu_entries(assistant):
+    from assistant.gpu_arch import archs_in
+
+    # the user's GPUs by name or device capability; the generation an error says a kernel needs is not theirs
+    assert archs_in("4x Tesla T4 (sm_75)") == {75} and archs_in("RTX PRO 6000 Blackwell") == {120}
+    assert archs_in("GB200 NVL72") == {100} and archs_in("compute capability 8.9") == {89}
+    assert archs_in("flash_attn at sgl-kernel is only supported on sm90 and above") == frozenset()
+    new_gpu = assistant.answer("Fresh install on an RTX 5090, sglang 0.5.2, it dies at the first request:\n"
+                               + NO_KERNEL_IMAGE)
+    assert new_gpu.outcome == "fix" and new_gpu.matches[0].id == "sgl-kernel-no-kernel-image-new-gpu"
+    old_gpu = assistant.answer("4x Tesla T4, sglang 0.5.2, it dies at the first request:\n" + NO_KERNEL_IMAGE)
+    assert not (old_gpu.outcome == "fix" and old_gpu.matches[0].id == "sgl-kernel-no-kernel-image-new-gpu")
+    assert any("Turing (sm_75)" in reason for reason in old_gpu.reasons) or \
+        old_gpu.matches[0].id != "sgl-kernel-no-kernel-image-new-gpu"
