@@ -23,12 +23,28 @@ CHANGE_RE = re.compile(
     r"|升级|降级|更新|回退|换到|换成|切到|之前|以前|正常|之后|以后|新版|旧版",
     re.I)
 VERSION_RE = re.compile(r"(?<![\w.])[vV]?(0\.\d{1,2}\.\d{1,2}(?:\.post\d+|rc\d+)?)(?![\w.]*\d)")
-# the version right after one of these names is that package's, not SGLang's
-OTHER_PACKAGE_RE = re.compile(
-    r"(?:flashinfer|kernel|sgl_kernel|torch|pytorch|transformers|vllm|cuda|triton|xgrammar|nccl|python|"
-    r"driver|lmcache|mooncake|nixl|deepep|deep_gemm|router|gateway|openai|ray|verl|slime|cutlass|outlines|"
-    r"llguidance|torchao|tokenizers|huggingface_hub|accelerate|numpy|pydantic|fastapi|uvicorn|xinference)"
-    r"[\w-]*\s*(?:(?:==|=|:|v|at|is|was|version|of)\s*)*$", re.I)
+# the packages a report names beside SGLang: a version whose sentence names one of them after the
+# last "sglang" is that package's ("sglang 0.5.6 with flashinfer 0.4.0", "upgraded vllm to version 0.8.5")
+PACKAGE_WORD_RE = re.compile(
+    r"(?<![\w-])(sglang|flashinfer|sgl[-_]kernel|sglang[-_]kernel|kernel|torch|pytorch|transformers|vllm|cuda|"
+    r"triton|xgrammar|nccl|python|driver|lmcache|mooncake|nixl|deepep|deep_gemm|router|gateway|openai|ray|verl|"
+    r"slime|cutlass|outlines|llguidance|torchao|tokenizers|huggingface_hub|accelerate|numpy|pydantic|fastapi|"
+    r"uvicorn|uvloop|xinference|swift|ms-swift|modelscope|lmdeploy|ollama|ktransformers|llamafactory|dynamo|"
+    r"gpustack|mineru|olmocr|specforge|areal|miles|docker|ubuntu|tilelang|tvm[-_]ffi|apache-tvm-ffi)(?![\w-])", re.I)
+# `name==0.4.0`, `name>=0.4.0`: a pin names its package
+PIN_RE = re.compile(r"([A-Za-z][\w.\[\]-]*)\s*(?:===?|>=|<=|~=|@)\s*[vV]?$")
+SENTENCE_END_RE = re.compile(r"[;!?。；！？\n]|\.(?!\d)")
+
+
+def _is_sglangs(words: str, start: int) -> bool:
+    """Whether the version at `start` is SGLang's: not pinned for another package, and its sentence
+    names no other package after its last "sglang"."""
+    before = words[max(0, start - 80):start]
+    pin = PIN_RE.search(before)
+    if pin:
+        return pin.group(1).lower().split("[")[0] == "sglang"
+    named = PACKAGE_WORD_RE.findall(SENTENCE_END_RE.split(before)[-1])
+    return not named or named[-1].lower() == "sglang"
 
 
 # a clause about a release that fails, and one about a release that works
@@ -51,7 +67,7 @@ def compared_versions(words: str, releases: tuple[Version, Version] | None = Non
         return None
     found: dict[Version, str] = {}
     for match in VERSION_RE.finditer(words):
-        if OTHER_PACKAGE_RE.search(words[max(0, match.start() - 24):match.start()]):
+        if not _is_sglangs(words, match.start()):
             continue
         try:
             version = Version(match.group(1))

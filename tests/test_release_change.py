@@ -25,6 +25,11 @@ def test_the_two_releases_compared_are_read_from_the_users_words():
     releases = (Version("0.4.0"), Version("0.5.23"))
     assert compared_versions("after upgrading, vllm version 0.8.5 and sglang 0.4.6", releases) is None
     assert compared_versions("upgraded sglang to 0.5.2; pyproject has flashinfer at 0.4.0rc1") is None
+    # a version its sentence gives another package, or a pin of another package, is not SGLang's
+    assert compared_versions("On Sglang 0.4.6.post2 it asked for vllm 0.8.4; after I upgrade vllm to version 0.8.5 "
+                             "the error appears") is None
+    assert compared_versions("installing sglang pulls uvloop 0.22 and it fails; uvloop==0.21.0 works") is None
+    assert compared_versions("sglang[all]==0.5.3 works, sglang==0.5.6 is slow") == ("0.5.3", "0.5.6")
     # two versions with no word of a change are not a comparison
     assert compared_versions("sglang 0.5.6 and sglang-router 0.2.1 on 8xH100") is None
 
