@@ -327,7 +327,8 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     the traceback, the native backtrace. Not the launch flags or the question: a server started
     with `--attention-backend flashinfer` does not fail inside flashinfer for that reason."""
     # a client's or Ray's relay of the error (`ray.exceptions.RayTaskError(KeyError): ...`) is not where it arose
-    roots = [e.text for e in analysis.errors if e.kind in ROOT_KINDS and not relayed(e.text)][:3]
+    roots = [e.text for e in analysis.errors
+             if e.kind in ROOT_KINDS and not relayed(e.text) and not RESOLVER_RE.search(e.text)][:3]
     # a version checker's frames (`transformers/utils/versions.py` in a tool's own gate) raise for
     # whatever package the tool checks: they are not where it failed
     files = [f for f in analysis.frame_files if not VERSION_CHECKER_RE.search(f)]
@@ -342,6 +343,10 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     return frozenset(found)
 
 
+# a package installer that cannot resolve the requirements names every package in the conflict:
+# they are the conflict's parties, not where a failure arises
+RESOLVER_RE = re.compile(r"conflicting dependencies|ResolutionImpossible|No solution found when resolving|"
+                         r"\bdepends on [\w.\[\]-]+\s*(?:[=<>!~]=|[<>])|requirements are unsatisfiable", re.I)
 VERSION_CHECKER_RE = re.compile(r"transformers/utils/versions\.py|importlib/metadata|pkg_resources|"
                                 r"packaging/(?:version|requirements)\.py")
 BUILD_FAILED_RE = re.compile(r"Ninja build failed|ninja: build stopped|Error building extension|"

@@ -196,3 +196,39 @@ def test_the_gpu_generation_the_paste_runs_on_decides_between_old_and_new_gpu_en
     assert not (old_gpu.outcome == "fix" and old_gpu.matches[0].id == "sgl-kernel-no-kernel-image-new-gpu")
     assert any("Turing (sm_75)" in reason for reason in old_gpu.reasons) or \
         old_gpu.matches[0].id != "sgl-kernel-no-kernel-image-new-gpu"
+
+
+RESOLVER_CONFLICT = (
+    'Trying to have both vllm and sglang in one env for A/B tests:\n'
+    '$ pip install "sglang==0.5.6" "vllm==0.10.1.1"\n'
+    '...\n'
+    'ERROR: Cannot install sglang==0.5.6 and vllm==0.10.1.1 because these package versions have conflicting dependencies.\n'
+    '\n'
+    'The conflict is caused by:\n'
+    '    sglang 0.5.6 depends on torch==2.9.1\n'
+    '    vllm 0.10.1.1 depends on torch==2.7.1\n'
+    '\n'
+    'To fix this you could try to:\n'
+    "1. loosen the range of package versions you've specified\n"
+    '2. remove package versions to allow pip to attempt to solve the dependency conflict\n'
+    '\n'
+    'ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/#dealing-with-dependency-conflicts\n'
+    'Which sglang version uses torch 2.7.x?\n'
+)
+
+
+def test_the_packages_a_resolver_conflict_names_are_not_where_it_fails(assistant):
+    answer = assistant.answer(RESOLVER_CONFLICT)
+    assert "vllm" not in answer.failing_components
+    assert answer.outcome == "fix" and answer.matches[0].id == "sglang-exact-pins-resolver-conflict"
+
+
+def test_a_hardware_fault_beside_an_illegal_memory_access_is_the_cause(assistant):
+    answer = assistant.answer(
+        "[2025-11-02 03:12:40 TP5] Scheduler hit an exception: Traceback (most recent call last):\n"
+        "torch.AcceleratorError: CUDA error: an illegal memory access was encountered\n"
+        "$ dmesg -T | grep Xid\n"
+        "[Sun Nov  2 03:12:44 2025] NVRM: Xid (PCI:0000:9d:00): 48, pid=2291311, name=sglang::schedul, An "
+        "uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 7, "
+        "subpartition 0.\n")
+    assert answer.outcome == "fix" and answer.matches[0].id == "gpu-hardware-fault-xid-ecc"
