@@ -22,7 +22,7 @@ from assistant.decision import LEAD, UNKNOWN
 from assistant.decision import failing_components as components_of
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
-from assistant.next_steps import GENERIC, for_version, steps_for
+from assistant.next_steps import GENERIC, QUIET_LOG_RE, for_version, steps_for
 from assistant.retrieve import Hit, Retrieval
 from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
@@ -136,8 +136,8 @@ def outside_package(module: str | None) -> str | None:
 
 
 def _next_steps(components: list[str], module: str | None, version: str | None, registry,
-                language: str = "en") -> list[str]:
-    steps = for_version(steps_for(components), version, registry)
+                language: str = "en", quiet_log: bool = False) -> list[str]:
+    steps = for_version(steps_for(components, quiet_log=quiet_log), version, registry)
     package = outside_package(module) if not components else None
     if package:
         steps.insert(0, Sentence(f"The innermost frame is in `{package}`, outside SGLang: its version "
@@ -193,6 +193,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
     outcome = LEAD if decision.outcome == LEAD and retrieval.hits and matches else UNKNOWN
     components = where_to_look(retrieval)
     module = innermost_module(analysis.frame_files)
+    quiet_log = not analysis.errors and bool(QUIET_LOG_RE.search(analysis.question))
     named = None
     if module is None and not decision.question:
         try:
@@ -267,7 +268,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         elif symptom:
             diagnosis += say((f" It applies if what you see is this: {symptom}.",
                               f"如果你看到的现象是这样，它就适用：{symptom}。"))
-        steps = _next_steps(components, module, version, registry, language)
+        steps = _next_steps(components, module, version, registry, language, quiet_log)
         steps.append(say((f"If it is confirmed, follow {_reference(top)} (its steps are not shown here as "
                           "the fix).", f"如果确认是它，按 {_reference(top)} 处理（这里不把它的步骤当作修复方法展示）。")))
         return NotConfirmed(outcome, diagnosis, steps, confirm_if=confirm, **known)
@@ -292,4 +293,5 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         + (f" Closest entries, not a match: {closest}." if closest else ""),
         f"这不是已知问题：知识库里没有和这段日志足够吻合的条目（置信度 {retrieval.confidence:.2f}），所以不给修复建议。"
         + (f"最接近但不匹配的条目：{closest}。" if closest else "")))
-    return NotConfirmed(outcome, diagnosis, _next_steps(components, module, version, registry, language), **known)
+    return NotConfirmed(outcome, diagnosis, _next_steps(components, module, version, registry, language, quiet_log),
+                        **known)

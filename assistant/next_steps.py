@@ -28,6 +28,18 @@ GENERIC = (
              "确切的启动命令（`python3 -m sglang.launch_server ...`）和模型：参数决定走哪条代码路径。"),
 )
 
+# instead of "the first error in the log" when the user says the log shows none
+QUIET_LOG = Sentence("Your log shows no error, so make it say more: restart with `--log-level debug` (and "
+                     "`--log-requests` for wrong output), reproduce, and keep the lines around the moment it goes "
+                     "wrong; for a hang, a `py-spy dump` of each scheduler process shows where it waits.",
+                     "你的日志里没有报错，那就让它多说一些：加 `--log-level debug` 重启（输出不对时再加 "
+                     "`--log-requests`），复现问题，保留出问题那一刻前后的日志；如果是卡住，"
+                     "对每个 scheduler 进程做一次 `py-spy dump`，能看到它停在哪里。")
+# the user's words say the log holds no error ("no errors or warnings in the log", "日志里没有报错")
+QUIET_LOG_RE = re.compile(r"\bno (?:errors?|exceptions?|warnings?|traceback)\b|\bnothing (?:in|on) the (?:log|console)\b|"
+                          r"\bwithout (?:any )?(?:errors?|exceptions?)\b|\blogs? (?:shows?|has|says) nothing\b|"
+                          r"没有(?:任何)?(?:报错|错误|异常)|无报错|不报错|日志里?(?:也)?没有?(?:任何)?(?:东西|输出|报错|错误)", re.I)
+
 STEPS: dict[str, tuple[Sentence, ...]] = {
     "nccl": (
         Sentence("NCCL's own log: rerun with `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET` and look for the "
@@ -257,14 +269,16 @@ MAX_STEPS = 3
 FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 
 
-def steps_for(components, limit: int = MAX_STEPS) -> list[Sentence]:
+def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False) -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
-    generic ones to fill up; each says which component it is for."""
+    generic ones to fill up; each says which component it is for. `quiet_log`: the user says the
+    log shows no error, so the step that looks for the first one asks for more log instead."""
     for name in components:
         steps = STEPS.get(name)
         if steps:
             return [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps[:limit]]
-    return list(GENERIC[:limit])
+    generic = [QUIET_LOG if quiet_log and step is GENERIC[1] else step for step in GENERIC]
+    return generic[:limit]
 
 
 def for_version(steps: list[Sentence], version: str | None, registry) -> list[Sentence]:

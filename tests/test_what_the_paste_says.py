@@ -232,3 +232,13 @@ def test_a_hardware_fault_beside_an_illegal_memory_access_is_the_cause(assistant
         "uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 7, "
         "subpartition 0.\n")
     assert answer.outcome == "fix" and answer.matches[0].id == "gpu-hardware-fault-xid-ecc"
+
+
+def test_a_report_whose_log_shows_no_error_is_not_told_to_find_the_first_error(assistant):
+    quiet = assistant.answer(
+        "GLM-4.5V on 8x H100 (--tp 8). On sglang 0.5.5 image answers are fine. After moving to 0.5.6 the same "
+        "image+prompt gives garbage: repeated fragments, random Chinese/English mix. No errors or warnings in the log.\n"
+        "Launch: python3 -m sglang.launch_server --model-path zai-org/GLM-4.5V --tp 8 --port 30000\n")
+    assert quiet.abstained and quiet.detected.sglang_version == "0.5.6"
+    assert any("--log-level debug" in step for step in quiet.next_steps)
+    assert not any("grep -n -m1" in step for step in quiet.next_steps)
