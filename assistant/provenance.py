@@ -335,7 +335,10 @@ def is_dependency_entry(meta: dict, advice: DependencyAdvice | None) -> bool:
     """Is the answer's entry about a dependency's version (its fix is the pin)?"""
     if meta.get("id") in DEPENDENCY_ENTRIES:
         return True
-    if advice is None or meta.get("area") != "install":
+    # an install entry, or a startup failure of a package that is too old or missing (`transformers
+    # does not recognize this architecture`): the pin of the user's release is the first step
+    if advice is None or not (meta.get("area") == "install"
+                              or (meta.get("area") == "startup" and advice.problem in ("too old", "missing"))):
         return False
     names = {advice.package, advice.package.replace("-", "_")}
     text = " ".join([meta.get("title", ""), *(meta.get("signatures") or ()),

@@ -140,3 +140,13 @@ def test_argparse_exit_lines_are_not_attributed_to_a_look_alike_raise(assistant)
                               "launch_server.py: error: unrecognized arguments: --enable-ep-moe")
     assert answer.matches[0].id == "cli-flag-unrecognized"
     assert answer.origin is None or "multimodal_gen" not in (answer.origin.module or "")
+
+
+def test_a_package_too_old_at_startup_gets_the_pin_of_the_users_release_as_the_first_step(assistant):
+    answer = assistant.answer(
+        "sglang 0.4.6.post1, Qwen3-30B-A3B fails to start:\n"
+        "ValueError: The checkpoint you are trying to load has model type `qwen3_moe` but Transformers does not "
+        "recognize this architecture. This could be because of an issue with the checkpoint, or because your "
+        "version of Transformers is out of date.")
+    assert answer.outcome == "fix" and answer.matches[0].id == "transformers-unknown-model-type"
+    assert 'pip install "transformers==4.51.1"' in answer.fix[0]
