@@ -519,7 +519,8 @@ def engine_conflict(meta: dict, analysis: Analysis) -> str | None:
 
 def scope_conflict(meta: dict, analysis: Analysis) -> str | None:
     """The entry is about other hardware or GPU generation (`assistant.gpu_arch`), another
-    operating system, another serving engine or another phase (start-up, serving: `assistant.phase`) than the paste's."""
+    operating system, another serving engine or another phase (start-up, serving:
+    `assistant.phase`) than the paste's."""
     return (hardware_conflict(meta, analysis) or arch_conflict(meta, analysis) or platform_conflict(meta, analysis)
             or engine_conflict(meta, analysis) or phase_conflict(meta, analysis))
 

@@ -277,7 +277,8 @@ class FlagRegistry:
         verdict = verdicts[target]
         exact_label = release_tuple(version) == self._tuples[target]
         label = (Sentence(target, target) if exact_label
-                 else Sentence(f"{target} (closest known release to {version})", f"{target}（与 {version} 最接近的已知版本）"))
+                 else Sentence(f"{target} (closest known release to {version})",
+                               f"{target}（与 {version} 最接近的已知版本）"))
         genuine = tuple(v for v in present if verdicts[v].how != "shadowed")
         note = self._release_note(name, verdict, genuine, label)
         return FlagStatus(
@@ -358,7 +359,8 @@ class FlagRegistry:
     def _where(self, present: tuple[str, ...]) -> Sentence:
         first, latest = self.versions[0], self.latest
         if not present:
-            return Sentence(f"exists in no SGLang release {first}-{latest}", f"在 SGLang {first}-{latest} 的任何版本里都不存在")
+            return Sentence(f"exists in no SGLang release {first}-{latest}",
+                            f"在 SGLang {first}-{latest} 的任何版本里都不存在")
         if len(present) == len(self.versions):
             return Sentence(f"exists in every release {first}-{latest}", f"在 {first}-{latest} 的每个版本里都存在")
         span = describe_versions(present, self.versions)

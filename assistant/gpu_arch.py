@@ -5,9 +5,10 @@ and on nothing older, a wheel that dropped Turing fails on a T4 and on nothing n
 `no kernel image is available for execution on the device`. An entry about one generation declares
 it (`gpu_arch: [sm_120, sm_121]` in its front matter); the paste's generations are read from the
 GPU names and the device capabilities it shows (`Tesla T4`, `4x H100`, `RTX 5090`,
-`compute capability 8.9`), not from the `sm_90` an error message says a kernel needs. When the paste shows some and none is the entry's, the entry is about
-other hardware: its fix is not the user's (`assistant.decision`). A paste that shows no NVIDIA GPU,
-or GPUs of several generations, is no conflict.
+`compute capability 8.9`), not from the `sm_90` an error message says a kernel needs. When the
+paste shows some and none is the entry's, the entry is about other hardware: its fix is not the
+user's (`assistant.decision`). A paste that shows no NVIDIA GPU, or GPUs of several generations,
+is no conflict.
 """
 
 from __future__ import annotations

@@ -36,7 +36,8 @@ QUIET_LOG = Sentence("Your log shows no error, so make it say more: restart with
                      "`--log-requests`），复现问题，保留出问题那一刻前后的日志；如果是卡住，"
                      "对每个 scheduler 进程做一次 `py-spy dump`，能看到它停在哪里。")
 # the user's words say the log holds no error ("no errors or warnings in the log", "日志里没有报错")
-QUIET_LOG_RE = re.compile(r"\bno (?:errors?|exceptions?|warnings?|traceback)\b|\bnothing (?:in|on) the (?:log|console)\b|"
+QUIET_LOG_RE = re.compile(r"\bno (?:errors?|exceptions?|warnings?|traceback)\b|"
+                          r"\bnothing (?:in|on) the (?:log|console)\b|"
                           r"\bwithout (?:any )?(?:errors?|exceptions?)\b|\blogs? (?:shows?|has|says) nothing\b|"
                           r"没有(?:任何)?(?:报错|错误|异常)|无报错|不报错|日志里?(?:也)?没有?(?:任何)?(?:东西|输出|报错|错误)", re.I)
 

@@ -198,7 +198,8 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
     if answer.load_memory is not None:
         parts.append(f"*{words('gpu_after_load')}:* {escape(answer.load_memory.reading())}")
     if dependency and answer.dependency is not None:
-        parts.append(f"*{words('dependency')}:* `{escape(redact(answer.localized(dependency_sentence(answer.dependency))))}`")
+        said = answer.localized(dependency_sentence(answer.dependency))
+        parts.append(f"*{words('dependency')}:* `{escape(redact(said))}`")
     return "\n".join(parts)
 
 
