@@ -204,7 +204,7 @@ def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[Sentence
         status = registry.check(name, version)
         if status.exists:
             continue
-        note = status.note if isinstance(status.note, Sentence) else Sentence(status.note, status.note)
+        note = status.note
         use = status.replacement or (_flag_named_like(name, registry, version) if what == "env" else None)
         if what == "flag":
             english = f"Your launch command uses {name}, which {where[0]} "

@@ -151,7 +151,7 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
             # it matched words of its own after the relay's (`Failed to load LoRA adapter sql:
             # Cannot find target module name ...`)
             return not first.diagnosis or bool(set(hit.evidence) - set(top.evidence)) or _says_after(top, hit)
-    promoted = _runner_up(hits, FIX, lambda hit: hit.signature >= SIGNATURE_OK and eligible(hit),
+    promoted = _runner_up(hits, (FIX,), lambda hit: hit.signature >= SIGNATURE_OK and eligible(hit),
                           tokens, index, analysis, idf)
     if (promoted is None and first.diagnosis and top.kind == "entry" and top.meta.get("diagnosis")
             and top.signature >= SIGNATURE_OK and not _specific_signatures(top)):
@@ -159,19 +159,23 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
     if promoted is None and first.outcome == UNKNOWN and first.failing_components:
         # the top does not fit (an OOM raised inside the vision tower is no KV-pool OOM): a
         # runner-up about the component where the error arises is the lead, if it holds up on its own
-        promoted = _runner_up(hits, LEAD, lambda hit: bool(set(first.failing_components) & entry_components(hit.meta)),
+        promoted = _runner_up(hits, (LEAD,),
+                              lambda hit: bool(set(first.failing_components) & entry_components(hit.meta)),
                               tokens, index, analysis, idf)
     return promoted or first
 
 
-def _runner_up(hits, outcome: str, eligible, tokens, index: Index, analysis: Analysis, idf) -> Decision | None:
+def _runner_up(hits, outcomes, eligible, tokens, index: Index, analysis: Analysis, idf,
+               without_top: bool = False) -> Decision | None:
     """The decision about the first close runner-up entry that `eligible` admits and that, put
-    first, comes out as `outcome`; None when none does."""
+    first, comes out as one of `outcomes`; None when none does. `without_top`: the top is no rival
+    in weighing it (a diagnosis explains the line, not the failure)."""
     for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
         if hit.kind != "entry" or not eligible(hit):
             continue
-        alt = _decide_top([hit, *hits[:i], *hits[i + 1:]], tokens, index, analysis, idf)
-        if alt.outcome == outcome:
+        rest = [*hits[1 if without_top else 0:i], *hits[i + 1:]]
+        alt = _decide_top([hit, *rest], tokens, index, analysis, idf)
+        if alt.outcome in outcomes:
             return replace(alt, top=i)
     return None
 
@@ -187,23 +191,20 @@ def _feature_lead(hits, tokens, index: Index, analysis: Analysis, idf) -> Decisi
     """The top entry says what a line many failures print means (an illegal memory access): a
     close runner-up about a feature the paste names (EAGLE, PD, LoRA) that fits the paste says which
     of those failures it may be. It leads, as a lead only (words, no line of its own), and the
-    diagnosis follows. The diagnosis is no rival in weighing it: it explains the line, not the failure."""
+    diagnosis follows."""
     named = specific(context_components(analysis))
+
+    def features(hit) -> frozenset[str]:
+        return specific(entry_components(hit.meta)) & named
+
+    alt = _runner_up(hits, (LEAD, FIX), lambda hit: not hit.meta.get("diagnosis") and bool(features(hit)),
+                     tokens, index, analysis, idf, without_top=True)
+    if alt is None or (alt.outcome == LEAD and alt.reasons != (NO_MATCH_REASON,)):
+        return alt
     line = _short(hits[0].evidence[0]) if hits[0].evidence else "an error line"
-    for i, hit in enumerate(hits[1:PROMOTE_FROM], 1):
-        if hit.kind != "entry" or hit.meta.get("diagnosis"):
-            continue
-        features = specific(entry_components(hit.meta)) & named
-        if not features:
-            continue
-        alt = _decide_top([hit, *hits[1:i], *hits[i + 1:]], tokens, index, analysis, idf)
-        if alt.outcome == UNKNOWN:
-            continue
-        if alt.outcome == LEAD and alt.reasons != (NO_MATCH_REASON,):
-            return replace(alt, top=i)
-        reason = Sentence(*(text.format(line=line, features=_names(features)) for text in GENERIC_LINE_LEAD_REASON))
-        return replace(alt, outcome=LEAD, confidence=min(alt.confidence, 0.59), reasons=(reason,), top=i)
-    return None
+    names = _names(features(hits[alt.top]))
+    reason = Sentence(*(text.format(line=line, features=names) for text in GENERIC_LINE_LEAD_REASON))
+    return replace(alt, outcome=LEAD, confidence=min(alt.confidence, 0.59), reasons=(reason,))
 
 
 EXCEPTION_CLASS_RE = re.compile(r"^[\w.]*(?:error|exception):\s*")

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.commands import launch_command_flags
-from assistant.version_words import compared_versions, failing_version
+from assistant.version_words import bare_sglang_version, compared_versions, failing_version
 
 _VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+|\.dev\d+)?)"
 SGLANG_VERSION_RES = [
@@ -275,7 +275,7 @@ class EnvironmentReader:
         `sentences` lines read as errors that are sentences (a one-line report's words)."""
         env = dict(self.env)
         if "sglang_version" not in env:
-            bare = _bare_sglang_version(prose)
+            bare = bare_sglang_version(prose)
             if bare:
                 env["sglang_version"] = bare
         words = " ".join((*prose, *sentences))
@@ -320,26 +320,3 @@ def _server_args_flags(server_args: str) -> list[str]:
     return flags
 
 
-BARE_VERSION_RE = re.compile(r"(?<![\w.])v?(0\.[4-9]\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
-OTHER_PACKAGE_RE = re.compile(r"flashinfer|sgl[-_]?kernel|mooncake|router|xgrammar|outlines|nixl|triton|vllm|"
-                              r"deepep|nccl|transformers|llguidance|gateway", re.I)
-
-
-def _bare_sglang_version(prose: list[str]) -> str | None:
-    """'升级到 v0.5.9 之后…' / 'after upgrading to 0.5.6': a 0.4-0.9 version in the user's own words
-    that no other package name precedes is SGLang's; of several, the one upgraded to ("worked on
-    0.4.6, after upgrading to 0.5.9 it fails") is the one that fails."""
-    found = []
-    for line in prose:
-        for m in BARE_VERSION_RE.finditer(line):
-            before = line[max(0, m.start() - 30): m.start()]
-            if not OTHER_PACKAGE_RE.search(before):
-                found.append((bool(UPGRADED_TO_RE.search(before)), m.group(1)))
-    upgraded = [v for to, v in found if to]
-    return upgraded[-1] if upgraded else (found[0][1] if found else None)
-
-
-# what precedes the version now running: "upgrading to", "from 0.4.6 to", "now on", "->", "升级到"
-UPGRADED_TO_RE = re.compile(r"(?:\bupgrad\w*|\bupdat\w*|\bbump\w*|\bmov\w*|\bswitch\w*|\bwent)\b[^.;]*?\bto\s+v?$|"
-                            r"\bfrom\s+v?[\d.]+\w*\s+to\s+v?$|\bnow\s+(?:on|with|using|running)\s+v?$|(?:->|→)\s*v?$|"
-                            r"(?:升级到|升到|更新到|换成)\s*v?$", re.I)

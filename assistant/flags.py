@@ -26,7 +26,7 @@ from assistant.wording import Sentence
 DEFAULT_PATH = kb_file("sglang_flags.json")  # the checkout's kb/, else the one installed with the package
 
 SGLANG_ENV_PREFIXES = ("SGLANG_", "SGL_")
-OUT_OF_SCOPE_NOTE = "not an SGLang variable; not checked"
+OUT_OF_SCOPE_NOTE = Sentence("not an SGLang variable; not checked", "不是 SGLang 的变量；未检查")
 DASHES_NOT_UNDERSCORES = "option names use dashes, not underscores"
 REBUILD_HINT = "rebuild it with `python -m ingest.sglang_flags`"
 
@@ -81,7 +81,7 @@ class FlagStatus:
     versions: tuple[str, ...]  # registry versions where the name (or its canonical form) exists
     replacement: str | None  # what to use instead in that version if renamed/removed, else None
     deprecated: bool
-    note: str  # one human-readable line
+    note: Sentence  # one human-readable line, with its Chinese version
 
     @property
     def known(self) -> bool:

@@ -5,7 +5,8 @@ that speaks of a change (upgrading, downgrading, "used to work", 升级, 回退 
 SGLang versions compares them. `compared_versions` gives the pair (older, newer); versions after
 another package's name (`flashinfer 0.4.0`, `vllm version 0.8.5`) are not SGLang's.
 `failing_version` says which of the two the report is about: the one its words say fails, else the
-one it upgraded to, else the newer. The trace reader takes that one as the user's SGLang version
+one it upgraded to, else the newer. `bare_sglang_version` reads a single version from the user's
+words the same way (not another package's, the one upgraded to first). The trace reader takes that one as the user's SGLang version
 (`assistant.environment`): in "worked on 0.5.5, broken on 0.5.6" the user's problem is 0.5.6's.
 Imports only the stdlib and ``packaging``.
 """
@@ -54,10 +55,28 @@ FAILS_RE = re.compile(r"\b(?:fail\w*|broke\w*|crash\w*|errors?|hang\w*|hung|stuc
 WORKS_RE = re.compile(r"\b(?:works?|worked|working|fine|ok|okay|normal(?:ly)?|no (?:issues?|problems?))\b"
                       r"|正常|没问题|能用|可以用", re.I)
 CLAUSE_RE = re.compile(r"[,;!?，；。！？\n]|\.(?!\d)|\bbut\b|\bwhile\b|\bwhereas\b|但是?|而|却")
-UPGRADED_TO_RE = re.compile(r"(?:upgrad\w*|updat\w*|bump\w*|mov\w*|switch\w*|migrat\w*)\b[^,;.]{0,30}?\bto\s+"
-                            r"(?:sglang\s*)?[vV]?(0\.\d{1,2}\.\d{1,2}(?:\.post\d+|rc\d+)?)"
-                            r"|(?:升级|更新|换)到\s*(?:sglang\s*)?[vV]?(0\.\d{1,2}\.\d{1,2}(?:\.post\d+|rc\d+)?)", re.I)
+# what precedes the version now running: "upgrading to", "from 0.4.6 to", "now on", "->", "升级到"
+UPGRADED_TO_RE = re.compile(r"(?:\bupgrad\w*|\bupdat\w*|\bbump\w*|\bmov\w*|\bswitch\w*|\bmigrat\w*|\bwent)\b[^.;]*?"
+                            r"\bto\s+(?:sglang\s*)?v?$|\bfrom\s+v?[\d.]+\w*\s+to\s+v?$|"
+                            r"\bnow\s+(?:on|with|using|running)\s+v?$|(?:->|→)\s*v?$|"
+                            r"(?:升级到|升到|更新到|换到|换成)\s*(?:sglang\s*)?v?$", re.I)
+# a bare version in the user's words, as SGLang's releases are numbered (0.4 to 0.9)
+BARE_VERSION_RE = re.compile(r"(?<![\w.])v?(0\.[4-9]\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 
+
+def _upgraded_to(words: str, start: int) -> bool:
+    """Whether the version at `start` is the one upgraded (or moved) to."""
+    return bool(UPGRADED_TO_RE.search(words[max(0, start - 80):start]))
+
+
+def bare_sglang_version(prose: list[str]) -> str | None:
+    """'升级到 v0.5.9 之后…' / 'after upgrading to 0.5.6': a 0.4-0.9 version in the user's own words
+    that no other package claims (`_is_sglangs`) is SGLang's; of several, the one upgraded to
+    ("worked on 0.4.6, after upgrading to 0.5.9 it fails") is the one that fails."""
+    found = [(_upgraded_to(line, m.start()), m.group(1))
+             for line in prose for m in BARE_VERSION_RE.finditer(line) if _is_sglangs(line, m.start())]
+    upgraded = [v for to, v in found if to]
+    return upgraded[-1] if upgraded else (found[0][1] if found else None)
 
 def compared_versions(words: str, releases: tuple[Version, Version] | None = None) -> tuple[str, str] | None:
     """The two SGLang versions the user's words compare (older, newer), when they speak of a change;
@@ -81,8 +100,6 @@ def compared_versions(words: str, releases: tuple[Version, Version] | None = Non
     return found[ordered[0]], found[ordered[-1]]
 
 
-
-
 def failing_version(words: str, pair: tuple[str, str]) -> str:
     """Which of the two compared versions the report is about: the one a clause says fails (and
     none says works), else the one it upgraded to, else the newer."""
@@ -99,6 +116,5 @@ def failing_version(words: str, pair: tuple[str, str]) -> str:
     failing = (fails - works) or (set(pair) - works if works and len(works) == 1 else set())
     if len(failing) == 1:
         return failing.pop()
-    upgraded = UPGRADED_TO_RE.search(words)
-    target = upgraded and (upgraded.group(1) or upgraded.group(2))
-    return target if target in pair else pair[1]
+    upgraded = [m.group(1) for m in VERSION_RE.finditer(words) if m.group(1) in pair and _upgraded_to(words, m.start())]
+    return upgraded[-1] if upgraded else pair[1]
