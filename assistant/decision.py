@@ -37,7 +37,7 @@ from assistant.exit_signal import signal_agrees, signal_conflict
 from assistant.generic_lines import is_generic, specific_words
 from assistant.gpu_arch import arch_conflict
 from assistant.gpu_memory import holder_agrees, holder_conflict
-from assistant.host_platform import platform_conflict
+from assistant.host_platform import home_platform_entry, platform_conflict
 from assistant.index import Index
 from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
 from assistant.intent import is_question
@@ -241,6 +241,12 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     question = analysis is not None and is_question(
         " ".join((analysis.question, *analysis.plain_lines)),
         any(e.kind in ROOT_KINDS for e in analysis.errors) or _has_log(analysis))
+    # an entry about native Windows or macOS on a paste that installs or runs SGLang there: that
+    # system is the cause whatever else failed, since the server runs on Linux only
+    home = (home_platform_entry(top.meta, analysis)
+            if analysis is not None and top.kind == "entry" and not strong else None)
+    if home == "installed":
+        confidence, strong = 0.8, True
     reasons: list[str] = []
     against: _Against | None = None   # what in the paste the top entry does not explain
     diagnosis = False
@@ -277,7 +283,8 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     # a question is pointed at an entry only when it names the entry's error, not only its topic
     # ("how do I enable EAGLE?" is not about a crash entry that shares the words)
     related = (strong and (top.signature > 0 or signature_coverage(top, tokens, idf) >= QUESTION_NAMES_ERROR)
-               if question else (top.signature >= SIGNATURE_OK or evidence_level >= LEAD_EVIDENCE or strong))
+               if question else (top.signature >= SIGNATURE_OK or evidence_level >= LEAD_EVIDENCE or strong
+                                 or home is not None))
     if related and not question and analysis is not None and top.kind == "entry":
         # (a paste from other software gave no reasons of the entry's own: still weigh them here)
         against = against or _against(top, analysis, failing)

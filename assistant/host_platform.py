@@ -31,7 +31,7 @@ PLATFORM_HINTS = (
     # WSL is Linux: "Windows Subsystem for Linux" is not native Windows
     ("windows", re.compile(r"\bwin_amd64\b|\bwin32\b|\bWindows\b(?! Subsystem)|\b[A-Z]:\\(?:Users|Program|Python|"
                            r"ProgramData|Windows|Anaconda|Miniconda|conda)|\bPS [A-Z]:\\|\.exe\b|\bPowerShell\b|"
-                           r"\bcmd\.exe\b|Visual Studio|\bMSVC\b", re.I)),
+                           r"\bcmd\.exe\b|Visual Studio|\bMSVC\b|(?m:^\(\S+\) [A-Z]:\\[^\n>]*>)", re.I)),
     ("macos", re.compile(r"\bmacOS\b|\bmacosx_\d|\bDarwin\b|(?<![\w/])/Users/[^/\s]+/|/opt/homebrew/|"
                          r"\bApple (?:M\d|Silicon)\b|\bMacBook\b|\bMac (?:Studio|mini|Pro)\b", re.I)),
     # a Mac names its Apple Silicon `arm64` too (uname, wheel tags): ARM_SERVER_RE tells them apart
@@ -51,10 +51,20 @@ PLATFORM_KEYS = {
 LOG_LINES = 400
 
 
+# WSL2 is Linux: "inside WSL2 on Windows 11" names Windows as the host, not where SGLang runs.
+# A Windows path or prompt (`C:\\...>`) still shows native Windows, whatever the user calls it.
+WSL_RE = re.compile(r"(?<!not )(?<!without )(?<!no )\b(?:in|inside|under|using|via|on|from|with)\s+(?:a |the )?WSL ?2?\b|"
+                    r"\bWSL ?2?\s+(?:Ubuntu|Debian|distro|instance|environment|shell|terminal)\b", re.I)
+WINDOWS_WORD_RE = re.compile(r"(?<!\\)\bWindows\b(?! Subsystem)", re.I)
+
+
 def platforms_in(text: str) -> frozenset[str]:
     low = text.lower()
     found = {name for name, regex in PLATFORM_HINTS
              if any(key in low for key in PLATFORM_KEYS[name]) and regex.search(text)}
+    if "windows" in found and "wsl" in low and WSL_RE.search(text) \
+            and not PLATFORM_HINTS[0][1].search(WINDOWS_WORD_RE.sub(" ", text)):
+        found.discard("windows")
     if {"macos", "aarch64"} <= found and not ARM_SERVER_RE.search(text):
         found.discard("aarch64")
     return frozenset(found)
@@ -99,3 +109,32 @@ def platform_fits(meta: dict, analysis: Analysis) -> bool:
     """The entry is about a platform the paste shows (`os: [windows]` and a `C:\\Users` path)."""
     wanted = meta.get("os") or ()
     return bool(wanted) and bool(paste_platforms(analysis) & set(wanted))
+
+
+def only_non_linux(analysis: Analysis) -> bool:
+    """The paste shows native Windows or macOS and no Linux host (WSL2 counts as Linux)."""
+    shown = paste_platforms(analysis)
+    return bool(shown) and shown <= NOT_LINUX
+
+
+def non_linux_scope(meta: dict) -> bool:
+    """The entry is about native Windows or macOS only (`os: [windows]`)."""
+    wanted = set(meta.get("os") or ())
+    return bool(wanted) and wanted <= NOT_LINUX
+
+
+# the paste shows SGLang (or its kernels) being installed or run on the host, not only a client
+# or another tool there: a traceback through SGLang's files, an install of it, its launcher
+SGLANG_HERE_RE = re.compile(r"site-packages[\\/](?:sglang|sgl_kernel)\b|\b(?:pip3?|uv pip|uv) (?:install|add)\b[^\n]*"
+                            r"\b(?:sglang|sgl[-_]kernel)\b|\bsglang\.launch_server\b|安装\s*sglang|"
+                            r"\bsglang\b[^\n]{0,40}\bon (?:native )?(?:Windows|macOS|a Mac)\b", re.I)
+
+
+def home_platform_entry(meta: dict, analysis: Analysis) -> str | None:
+    """For an entry about native Windows or macOS only, on a paste from that system alone:
+    'installed' when the paste shows SGLang installed or run there (the system is the cause: the
+    server runs on Linux only), 'shown' when it shows only the system; None otherwise."""
+    if not (non_linux_scope(meta) and only_non_linux(analysis) and platform_fits(meta, analysis)):
+        return None
+    text = "\n".join((analysis.question, *analysis.plain_lines[:LOG_LINES], *analysis.frame_files))
+    return "installed" if SGLANG_HERE_RE.search(text) else "shown"

@@ -20,7 +20,7 @@ from assistant.decision import SIGNATURE_OK, Decision, decide, declared_site_lin
 from assistant.generic_lines import is_generic
 from assistant.glossary import english_terms
 from assistant.gpu_memory import paste_gpu_memory
-from assistant.host_platform import platform_fits
+from assistant.host_platform import non_linux_scope, only_non_linux, platform_fits
 from assistant.index import Index
 from assistant.term_weights import masked_signature, token_idf
 from assistant.text import CHINESE_CHAR_RE, mask, tokenize
@@ -505,9 +505,17 @@ def _fitting_hardware_first(hits: list[Hit], analysis: Analysis, k: int) -> list
     # same pip line from a Windows host and from an [any] entry's case has the Windows fix
     own = [h for h in head if h.kind == "entry" and h.signature >= SIGNATURE_OK and h not in misfit
            and platform_fits(h.meta, analysis)]
+    # SGLang's server runs on Linux only: on a paste from native Windows or macOS alone, the entry
+    # about that system explains an install or launch failure better than an entry about the same
+    # pip or import words on Linux, wherever among the candidates it ranked
+    if not own and only_non_linux(analysis):
+        own = [h for h in hits if h.kind == "entry" and non_linux_scope(h.meta)
+               and platform_fits(h.meta, analysis)][:1]
     if not own and (not misfit or len(misfit) == len(head)):
         return hits
-    return [*own, *(h for h in head if h not in misfit and h not in own), *misfit, *hits[k:]]
+    rest = [h for h in hits if h not in own]
+    head = rest[:k]
+    return [*own, *(h for h in head if h not in misfit), *(h for h in head if h in misfit), *rest[k:]]
 
 
 _WORD_RE = re.compile(r"(?<![a-z0-9_])[a-z_][a-z0-9_]{3,}")

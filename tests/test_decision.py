@@ -702,6 +702,33 @@ def test_the_host_platform_is_read_from_paths_and_wheel_tags():
     # WSL is Linux, and a Linux x86 log shows no platform at all
     assert platforms_in("Ubuntu 22.04 under Windows Subsystem for Linux") == frozenset()
     assert platforms_in("/usr/local/lib/python3.10/dist-packages/sglang/srt/server_args.py") == frozenset()
+    # SGLang run inside WSL2 is on Linux, even when the user names Windows as the host; a Windows
+    # shell prompt still shows native Windows, and so does a user who says they do not use WSL
+    assert platforms_in("Running SGLang inside WSL2 on Windows 11, RTX 4090") == frozenset()
+    assert platforms_in("WSL2 Ubuntu 22.04 on Windows 11") == frozenset()
+    assert platforms_in("Windows 11, not using WSL: pip install sglang fails") == {"windows"}
+    assert platforms_in("installing with WSL on Windows 11\n(venv) C:\\work\\ocr>pip install sgl-kernel") == {"windows"}
+
+
+WINDOWS_PROSE = """\
+Trouble installing
+pip install sgl-kernel --force-reinstall --no-deps
+(I also tried building it from the sgl-kernel folder with pip install .)
+sgl-kernel never gets installed.
+Microsoft Windows 11 Pro 10.0.22631
+CUDA 12.8, PyTorch 2.6.0+cu126
+"""
+
+
+def test_installing_sglang_on_native_windows_gets_the_windows_fix(assistant):
+    # no error line at all: the other entries share the pip words, the host is what explains it
+    retrieval = assistant.retrieve(WINDOWS_PROSE.splitlines())
+    assert retrieval.outcome == "fix"
+    assert retrieval.hits[0].unit_id == "windows-native-unsupported"
+    # the same report from inside WSL2 is a Linux install: no Windows fix for it
+    in_wsl = WINDOWS_PROSE.replace("Microsoft Windows 11 Pro 10.0.22631", "inside WSL2 on Windows 11")
+    retrieval = assistant.retrieve(in_wsl.splitlines())
+    assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id == "windows-native-unsupported")
 
 
 MAC_PIP = """\
