@@ -27,7 +27,10 @@ FAILURE_RE = re.compile(
     # what was tried and did nothing, output that is not what it should be
     r"chang(?:es|ed) nothing|does nothing|did nothing|(?:has|had|have|takes?|took) no effect|ignored|"
     r"stall(?:s|ed|ing)?|unstable|inconsistent|non-?deterministic|random (?:values?|outputs?|text|tokens?|results?)|"
-    r"breaks?|broke|go(?:es)? wrong|went wrong|gibberish|truncat\w*|"
+    r"breaks?|broke|go(?:es)? wrong|went wrong|gibberish|garbled|truncat\w*|"
+    # a setting that shows no effect: "the answers are exactly the base model's", "not applied"
+    r"not (?:applied|used|respected|honou?red|taking effect)|(?:makes? |made )?no difference|"
+    r"(?:exactly|just) (?:the same as |like )?the base model|same (?:as|outputs? as) (?:the )?base model|"
     # asking to be rid of something names it as a failure: "how do I fix 'Address already in use'?"
     r"fix(?:es|ed|ing)?|solve|resolve|get rid of|work ?around|already in use|"
     # a number the user finds bad: "why is my throughput so low?", "GPU utilization is low"

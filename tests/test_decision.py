@@ -124,6 +124,12 @@ def test_questions_are_not_problem_reports():
     assert not is_question("tool_calls 是空的，该用哪个 parser？", has_log_errors=False)
     assert not is_question("请问如何开启 reasoning？加了 --reasoning-parser 这些方法都不行", has_log_errors=False)
     assert is_question("Which --tool-call-parser should I use for Llama 3.1?", has_log_errors=False)
+    # garbled output, and a setting whose answers are the base model's, report a failure
+    assert not is_question("Deploying an AWQ model on 8 GPUs with sglang, the outputs are all garbled. Any idea?",
+                           has_log_errors=False)
+    assert not is_question("The server starts, but the answers are exactly the base model's with my adapter "
+                           "set. Do I need --lora-target-modules?", has_log_errors=False)
+    assert is_question("Is there a difference between --tp-size and --dp-size for throughput?", has_log_errors=False)
 
 
 def test_a_traceback_cut_before_its_exception_is_a_report_not_a_question(assistant):
