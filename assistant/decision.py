@@ -407,7 +407,7 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
     than the root, words without a matched line — must agree with the specifics of the case."""
     meta = top.meta
     reasons: list[str] = []
-    kind, outside = None, frozenset()
+    kind, outside, unexplained = None, frozenset(), None
     if not _explains_root_specifically(top, analysis):
         # (an entry with no error lines, a hang say, is matched by its symptoms alone)
         # a pasted line many failures print (`Segmentation fault: address not mapped ...`) is log
@@ -446,6 +446,14 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
                 + (f" (it is about {_names(specific(about))})." if specific(about) else "."),
                 f"它只匹配到一行很多不同故障都会打印的通用报错（{line or '一行错误'}）；你的日志里没有别的内容能把它和这个条目联系起来"
                 + (f"（它讲的是 {_names(specific(about))}）。" if specific(about) else "。")))
+        unexplained = (_specific_line_unexplained(top, analysis)
+                       if top.signature >= SIGNATURE_OK and not _specific_signatures(top) and not reads_generic_line
+                       else None)
+        if unexplained and not reasons:
+            reasons.append(Sentence(f"It matched only a line many failures print; your log goes on to say "
+                                    f"{_short(unexplained)}, which this entry does not explain.",
+                                    f"它只匹配到一行很多故障都会打印的通用报错；你的日志接着说的是 {_short(unexplained)}，"
+                                    "这个条目解释不了。"))
         frames_only = _frames_only(top, analysis)
         if frames_only:
             reasons.append(Sentence(f"It matched only a traceback frame or its source line ({_short(frames_only)}), "
@@ -472,7 +480,7 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
                                     f"你的错误出在 {_names(outside)}，这个条目讲的不是它"
                                     + (f"（它讲的是 {_names(specific(about))}）。" if specific(about) else "。")))
     scope = _scope_notes(meta, analysis)
-    return _Against(reasons + scope, bool(scope), bool(scope or kind or outside))
+    return _Against(reasons + scope, bool(scope), bool(scope or kind or outside or unexplained))
 
 
 def _scope_notes(meta: dict, analysis: Analysis) -> list[str]:
@@ -987,6 +995,30 @@ def _chained_from(error, root, analysis: Analysis) -> bool:
     `ValueError: ... does not recognize this architecture`): the entry that explains the second
     explains the first."""
     return any(root.line_no < line < error.line_no for line in analysis.chain_lines)
+
+
+# what a logger or an exception prints, never a user's sentence: `NCCL WARN`, `ERROR`, `ValueError:`
+LOGGED_RE = re.compile(r"\b(?:WARN|WARNING|ERROR|FATAL)\b|^[\w.]*(?:Error|Exception)\b:")
+
+
+def _specific_line_unexplained(top, analysis: Analysis) -> str | None:
+    """A specific error or warning line of the paste about a component the hit is about (NCCL's
+    `WARN Duplicate GPU detected` for an NCCL entry) that the hit neither matched nor says in other
+    words: when the hit matched only lines every such log prints, that line says which failure of
+    the component it was, and it is not the hit's."""
+    evidence = {mask(line).lower() for line in top.evidence}
+    about = specific(entry_components(top.meta))
+    prose = set(analysis.prose_lines)
+    for error in analysis.errors[:20]:
+        # a line of the component the entry is about: it is what ties the paste to the entry,
+        # and it says something else
+        told = error.masked in prose or (looks_like_sentence(error.text) and not LOGGED_RE.search(error.text))
+        if is_generic(error.text) or relayed(error.text) or told or not (specific(components_in(error.text)) & about):
+            continue   # (the user's own words, a title say what they think, not what the log says)
+        if error.masked.lower() in evidence or _line_coverage(top.meta, error.masked) >= ROOT_COVERAGE_OK:
+            continue
+        return error.text
+    return None
 
 
 def _root_unexplained(top, analysis: Analysis) -> list[str]:

@@ -79,7 +79,11 @@ def scope_fits(version: Version, affected: str | None, fixed: str | None) -> str
         # an entry whose range names release candidates (`>=0.5.2rc0,<=0.5.2rc2`, fixed in 0.5.2)
         # tells them apart from the release they lead to, for its fix too
         keep_pre = _names_pre(fixed) or any(_names_pre(bound.version) for bound in SpecifierSet(affected or ""))
-        if fixed and _comparable(version, fixed, keep_pre) >= Version(fixed):
+        # an affected range that ends after the fix (`>=0.4.2, <0.5.1`, fixed in 0.4.6) says the
+        # problem outlived it on some path: a release inside that range is inside the entry
+        outlived = affected and any(bound.operator in ("<", "<=") and Version(bound.version) > Version(fixed)
+                                    for bound in SpecifierSet(affected)) if fixed else False
+        if fixed and not outlived and _comparable(version, fixed, keep_pre) >= Version(fixed):
             return "fixed"
     except (InvalidSpecifier, InvalidVersion):
         return None

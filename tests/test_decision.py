@@ -835,3 +835,23 @@ def test_a_lead_whose_line_is_in_the_paste_says_so_instead_of_denying_it(assista
     assert "None of this entry's error lines occurs" not in reasons
     assert "close to your line `The latest docker image fails with" in reasons
     assert "not the error that stopped it" in reasons
+
+
+DUPLICATE_GPU = """\
+sgl.Engine(tp_size=2) inside a Ray actor in our rollout code; NCCL init fails:
+[2025-11-02 13:00:05 TP1] Init torch distributed begin.
+gpu-host-3:88211:88640 [1] init.cc:1012 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1b000
+[2025-11-02 13:00:06 TP1] Scheduler hit an exception: Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/distributed/device_communicators/pynccl_wrapper.py", line 402, in NCCL_CHECK
+    raise RuntimeError(f"NCCL error: {error_str}")
+RuntimeError: NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)
+"""
+
+
+def test_a_line_every_launch_prints_is_no_fix_beside_a_specific_line_of_the_same_library(assistant):
+    # the multi-node interface entry matched `Init torch distributed begin.` and is about NCCL, but
+    # NCCL's own warning says which failure it was (two ranks on one GPU), and the entry does not
+    # explain it: no fix, and no lead that points at the network
+    retrieval = assistant.retrieve(DUPLICATE_GPU.splitlines())
+    assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id.startswith("multinode"))
+    assert not (retrieval.outcome == "lead" and retrieval.hits[0].unit_id == "multinode-init-hang-socket-ifname")

@@ -130,3 +130,15 @@ def test_an_entry_about_pre_0_4_releases_is_no_lead_for_a_traceback_of_current_c
     assert retrieval.outcome == "unknown"
     assert any("older than every release since 0.4.0" in r and "0.4.0 or later" in r
                for r in retrieval.decision.reasons)
+
+
+def test_a_release_inside_the_affected_range_is_in_scope_even_after_a_partial_fix():
+    from packaging.version import Version
+
+    from assistant.release_range import scope_fits
+    # one path was fixed in 0.4.6, another stayed broken until 0.5.1: 0.4.6.post5 is still affected
+    assert scope_fits(Version("0.4.6.post5"), ">=0.4.2, <0.5.1", "0.4.6") is None
+    assert scope_fits(Version("0.5.2"), ">=0.4.2, <0.5.1", "0.4.6") == "affected"
+    # an entry without such a range: a release at or after the fix is fixed
+    assert scope_fits(Version("0.5.10"), None, "0.5.9") == "fixed"
+    assert scope_fits(Version("0.5.10"), ">=0.5.0", "0.5.9") == "fixed"
