@@ -28,7 +28,9 @@ SGLANG_VERSION_RES = [
 ]
 PIP_SHOW_SGLANG_RE = re.compile(r"\bpip3?\s+show\s+sglang(?![-_\w])|^\s*Name:\s*sglang\s*$", re.I)
 PIP_SHOW_VERSION_RE = re.compile(r"^Version:\s*" + _VERSION + r"\s*$")
-TORCH_VERSION_RES = [re.compile(r"\b(?:torch|PyTorch)\s*(?:==|:|\s|version\s*:?\s*)\s*v?(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)", re.I)]
+# torch's releases are 1.x and 2.x: NGC's `nvcr.io/nvidia/pytorch:25.09-py3` names a container
+TORCH_VERSION_RES = [re.compile(r"\b(?:torch|PyTorch)\s*(?:==|:|\s|version\s*:?\s*)\s*v?([12]\.\d+(?:\.\d+)?(?:\+\w+)?)(?![\d-])",
+                                re.I)]
 CUDA_TOOLKIT_RES = [
     re.compile(r"Cuda compilation tools, release (\d+\.\d+)"),
     re.compile(r"\bNVCC\b[^\n]*?release (\d+\.\d+)"),

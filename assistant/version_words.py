@@ -30,7 +30,7 @@ PACKAGE_WORD_RE = re.compile(
     r"(?<![\w-])(sglang|flashinfer|sgl[-_]kernel|sglang[-_]kernel|kernel|torch|pytorch|transformers|vllm|cuda|"
     r"triton|xgrammar|nccl|python|driver|lmcache|mooncake|nixl|deepep|deep_gemm|router|gateway|openai|ray|verl|"
     r"slime|cutlass|outlines|llguidance|torchao|tokenizers|huggingface_hub|accelerate|numpy|pydantic|fastapi|"
-    r"uvicorn|uvloop|xinference|swift|ms-swift|modelscope|lmdeploy|ollama|ktransformers|llamafactory|dynamo|"
+    r"uvicorn|uvloop|xinference|swift|ms-swift|modelscope|lmdeploy|ollama|ktransformers|llama-?factory|dynamo|"
     r"gpustack|mineru|olmocr|specforge|areal|miles|docker|ubuntu|tilelang|tvm[-_]ffi|apache-tvm-ffi)(?![\w-])", re.I)
 # `name==0.4.0`, `name>=0.4.0`: a pin names its package
 PIN_RE = re.compile(r"([A-Za-z][\w.\[\]-]*)\s*(?:===?|>=|<=|~=|@)\s*[vV]?$")

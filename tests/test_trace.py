@@ -82,6 +82,16 @@ def test_environment_is_read_from_check_env_and_launch_command():
     assert "--mem-fraction-static 0.85" in env.flags
 
 
+def test_a_container_tag_or_another_tools_version_is_not_torchs_or_sglangs():
+    # NGC's PyTorch container is tagged by year and month; LLaMA-Factory has versions of its own
+    env = analyze("DGX Spark, container nvcr.io/nvidia/pytorch:25.09-py3 + pip install sglang==0.5.9\n"
+                  "RuntimeError: CUDA error: no kernel image is available for execution on the device").environment
+    assert env.torch_version is None
+    assert env.sglang_version == "0.5.9"
+    env = analyze("LLaMA-Factory 0.9.3 用 sglang 做推理后端，配置了 adapter_name_or_path，但是输出和原模型一模一样").environment
+    assert env.sglang_version is None
+
+
 def test_server_args_dump_gives_flags_when_no_command_is_pasted():
     env = analyze("[2025-01-01] server_args=ServerArgs(model_path='x', tp_size=16, dp_size=2, "
                   "enable_dp_attention=True, disable_cuda_graph=False)").environment
