@@ -855,3 +855,21 @@ def test_a_line_every_launch_prints_is_no_fix_beside_a_specific_line_of_the_same
     retrieval = assistant.retrieve(DUPLICATE_GPU.splitlines())
     assert not (retrieval.outcome == "fix" and retrieval.hits[0].unit_id.startswith("multinode"))
     assert not (retrieval.outcome == "lead" and retrieval.hits[0].unit_id == "multinode-init-hang-socket-ifname")
+
+
+AMD_SHARED_MEMORY = """\
+MI300X x8, rocm/sgl-dev image, DeepSeek-V3 tp 8; the first long request kills the server:
+[2025-11-02 10:00:01] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, device='cuda', attention_backend='triton')
+[2025-11-02 10:05:12 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/layers/attention/triton_ops/extend_attention.py", line 512, in extend_attention_fwd
+  File "/usr/local/lib/python3.12/dist-packages/triton/compiler/compiler.py", line 412, in _init_handles
+    raise OutOfResources(self.metadata.shared, max_shared, "shared memory")
+triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 81920, Hardware limit: 65536. Reducing block sizes or `num_stages` may help.
+"""
+
+
+def test_cuda_words_in_a_rocm_log_are_no_sign_of_nvidia(assistant):
+    # ROCm builds of torch call the device 'cuda': the NVIDIA entry about the same Triton line does
+    # not fit an MI300X, the ROCm one does
+    retrieval = assistant.retrieve(AMD_SHARED_MEMORY.splitlines())
+    assert retrieval.hits[0].unit_id == "rocm-triton-shared-memory-64kb-lds"
