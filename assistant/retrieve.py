@@ -515,7 +515,8 @@ def _fitting_hardware_first(hits: list[Hit], analysis: Analysis, k: int) -> list
         return hits
     rest = [h for h in hits if h not in own]
     head = rest[:k]
-    return [*own, *(h for h in head if h not in misfit), *(h for h in head if h in misfit), *rest[k:]]
+    misfit = [h for h in head if h.kind == "entry" and scope_conflict(h.meta, analysis)]
+    return [*own, *(h for h in head if h not in misfit), *misfit, *rest[k:]]
 
 
 _WORD_RE = re.compile(r"(?<![a-z0-9_])[a-z_][a-z0-9_]{3,}")
