@@ -688,20 +688,23 @@ def _mentions_hardware(analysis: Analysis, wanted) -> bool:
     """Any sign of the entry's hardware in the paste (a mixed log is not a conflict)."""
     text = " ".join((analysis.question, *analysis.masked_lines[:2000], *analysis.frame_files,
                      " ".join(analysis.environment.flags), analysis.environment.gpu or ""))
-    if wanted == ["nvidia"] and analysis.environment.hardware not in (None, "nvidia"):
-        # ROCm speaks CUDA's vocabulary (torch.cuda, `device='cuda'` in its server args, HIP's CUDA
-        # names, RCCL as nccl), and on an AMD host a CUDA library named in an error
-        # (`libcuda.so.1: cannot open shared object file`) is what is missing: only NVIDIA's name,
-        # its tools or its GPUs are a sign of NVIDIA hardware there
-        return bool(NVIDIA_NAMED_RE.search(text))
+    rocm_host = wanted == ["nvidia"] and analysis.environment.hardware not in (None, "nvidia")
+    if rocm_host:
+        # ROCm builds of torch name their device 'cuda' (`device='cuda'` in the server args,
+        # `torch.cuda`, `cuda:0`): that spelling is no sign of NVIDIA hardware there
+        text = ROCM_CUDA_SPELLING_RE.sub(" ", text)
     if any(regex.search(text) for name, regex in HARDWARE_HINTS if name in wanted):
         return True
+    if rocm_host:
+        # ROCm speaks CUDA's vocabulary (torch.cuda, HIP's CUDA names), and on an AMD host a CUDA
+        # library named in an error (`libcuda.so.1: cannot open shared object file`) is what is
+        # missing: neither is a sign of NVIDIA hardware
+        return False
     return bool({HARDWARE_COMPONENT.get(h) for h in wanted} & context_components(analysis))
 
 
 HARDWARE_COMPONENT = {"amd": "rocm", "musa": "musa", "ascend": "ascend", "nvidia": "cuda"}
-NVIDIA_NAMED_RE = re.compile(r"\bNVIDIA\b|nvidia-smi|\b(?:H100|A100|H20|H800|H200|B200|B300|GB200|L40S?|A10G?|RTX ?\d{4})\b",
-                             re.I)
+ROCM_CUDA_SPELLING_RE = re.compile(r"device\s*=\s*['\"]?cuda['\"]?|\btorch\.cuda\b|\bcuda:\d+", re.I)
 
 
 def _other_emission_site(top, analysis: Analysis) -> str | None:

@@ -31,7 +31,9 @@ MIN_SECRET_CHARS = 6   # shorter values ("1", "yes") would blank out ordinary wo
 # such as `offs_token = offs_token.to(tl.int64)` in a traceback's source line
 _PROSE_WORD = r"(?:and|or|the|a|an|in|on|of|to|is|are|was|with|without|for|from|as|at|but|then|when|if|set|flag|option)"
 _PLACEHOLDER = (rf"(?!\$|<|\[|\{{|\*|Bearer\s+(?:<|\$)|[A-Za-z_]\w*(?:\.\w+)*\(|[\u3400-\u9fff\uff00-\uffef]|"
-                rf"[\w-]*(?:\.\.\.|…)|(?:EMPTY|None|null|none|xxx+|your[_-]|{_PROSE_WORD}\b)(?:[\s\"',;:.)}}`]|$))")
+                rf"[\w-]*(?:\.\.\.|…)|(?:EMPTY|None|null|none|xxx+|your[_-]|{_PROSE_WORD}\b|"
+                # a value shorter than any secret: `#cached-token: N` in the KB's text of a log line
+                rf"[\w-]{{1,{MIN_SECRET_CHARS - 1}}})(?:[\s\"',;:.)}}`]|$))")
 _SECRET_NAME = r"(?:api[_-]?key|access[_-]?key|secret(?:[_-]?key)?|token|password|passwd|pwd|auth)"
 _PATTERNS = [
     # well-known token shapes, wherever they appear
