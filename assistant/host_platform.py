@@ -27,11 +27,12 @@ NOT_LINUX = frozenset({"windows", "macos"})
 ARM_SERVER = (r"\baarch64\b|\bsbsa\b|\bG[BH]\d00\b|\bGB10\b|Grace (?:Hopper|Blackwell)|\bJetson\b|"
               r"\bDGX Spark\b|\bNeoverse\b|\bGraviton\b")
 ARM_SERVER_RE = re.compile(ARM_SERVER, re.I)
+# WSL is Linux: "Windows Subsystem for Linux" is not native Windows
+WINDOWS_RE = re.compile(r"\bwin_amd64\b|\bwin32\b|\bWindows\b(?! Subsystem)|\b[A-Z]:\\(?:Users|Program|Python|"
+                        r"ProgramData|Windows|Anaconda|Miniconda|conda)|\bPS [A-Z]:\\|\.exe\b|\bPowerShell\b|"
+                        r"\bcmd\.exe\b|Visual Studio|\bMSVC\b|(?m:^\(\S+\) [A-Z]:\\[^\n>]*>)", re.I)
 PLATFORM_HINTS = (
-    # WSL is Linux: "Windows Subsystem for Linux" is not native Windows
-    ("windows", re.compile(r"\bwin_amd64\b|\bwin32\b|\bWindows\b(?! Subsystem)|\b[A-Z]:\\(?:Users|Program|Python|"
-                           r"ProgramData|Windows|Anaconda|Miniconda|conda)|\bPS [A-Z]:\\|\.exe\b|\bPowerShell\b|"
-                           r"\bcmd\.exe\b|Visual Studio|\bMSVC\b|(?m:^\(\S+\) [A-Z]:\\[^\n>]*>)", re.I)),
+    ("windows", WINDOWS_RE),
     ("macos", re.compile(r"\bmacOS\b|\bmacosx_\d|\bDarwin\b|(?<![\w/])/Users/[^/\s]+/|/opt/homebrew/|"
                          r"\bApple (?:M\d|Silicon)\b|\bMacBook\b|\bMac (?:Studio|mini|Pro)\b", re.I)),
     # a Mac names its Apple Silicon `arm64` too (uname, wheel tags): ARM_SERVER_RE tells them apart
@@ -63,7 +64,7 @@ def platforms_in(text: str) -> frozenset[str]:
     found = {name for name, regex in PLATFORM_HINTS
              if any(key in low for key in PLATFORM_KEYS[name]) and regex.search(text)}
     if "windows" in found and "wsl" in low and WSL_RE.search(text) \
-            and not PLATFORM_HINTS[0][1].search(WINDOWS_WORD_RE.sub(" ", text)):
+            and not WINDOWS_RE.search(WINDOWS_WORD_RE.sub(" ", text)):
         found.discard("windows")
     if {"macos", "aarch64"} <= found and not ARM_SERVER_RE.search(text):
         found.discard("aarch64")

@@ -513,9 +513,12 @@ def _fitting_hardware_first(hits: list[Hit], analysis: Analysis, k: int) -> list
                and platform_fits(h.meta, analysis)][:1]
     if not own and (not misfit or len(misfit) == len(head)):
         return hits
-    rest = [h for h in hits if h not in own]
-    head = rest[:k]
-    misfit = [h for h in head if h.kind == "entry" and scope_conflict(h.meta, analysis)]
+    rest = hits
+    if own:
+        # the lifted entry leaves the first k: the scope of the one that takes its place counts too
+        rest = [h for h in hits if h not in own]
+        head = rest[:k]
+        misfit = [h for h in head if h.kind == "entry" and scope_conflict(h.meta, analysis)]
     return [*own, *(h for h in head if h not in misfit), *misfit, *rest[k:]]
 
 
