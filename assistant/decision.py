@@ -586,7 +586,8 @@ def feature_unused(meta: dict, analysis: Analysis) -> str | None:
 
 MULTINODE_RE = re.compile(r"multi-?node|several nodes|across nodes|two nodes|多机|多节点", re.I)
 SINGLE_NODE_RE = re.compile(r"single (?:machine|node|host|server)|one (?:machine|node|host)|单机|单节点", re.I)
-NODES_SHOWN_RE = re.compile(r"multi-?node|\bnode[- _]?(?:rank|[1-9])\b|\bnnodes\b|\b(?:two|2|three|3|four|4|\d+) nodes\b|多机|多节点", re.I)
+# `node7:1234:1234 [0] NCCL INFO ...`: NCCL's line prefix names the host (`host:pid:tid`), not a node count
+NODES_SHOWN_RE = re.compile(r"multi-?node|\bnode[- _]?(?:rank|[1-9])\b(?!:\d+:\d+)|\bnnodes\b|\b(?:two|2|three|3|four|4|\d+) nodes\b|多机|多节点", re.I)
 
 
 # NCCL / RCCL's communicator line at INFO level: `comm 0x... rank 0 nRanks 8 nNodes 1 localRanks 8`

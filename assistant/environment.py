@@ -45,7 +45,8 @@ GPU_RE = re.compile(
     r"T4|V100(?:[- ]SXM\d)?(?:[- ]\d+GB)?|MI\d{3}[A-Z]?|W7900|RX\s?\d{4}\s?XT|R9700|MTT\s?S\d{3,4}|"
     r"Ascend\s?\d{3}[A-Z]?\d?|Atlas\s?\d{3}[A-Z]?\d?)\b"
 )
-# a model name's active-parameter part (`Qwen3-235B-A22B`, `Qwen3-30B-A3B`): not an A-series GPU
+# a model name's active-parameter part (`Qwen3-235B-A22B`, `Qwen3-30B-A3B`): not an A-series GPU.
+# A name followed by "+" is a requirement (torch: "compute capability >= 9.0 or 8.9, or ROCm MI300+"), not the user's GPU
 MODEL_NAME_PART_RE = re.compile(r"\d+(?:\.\d+)?[BbMm]-$")
 GPU_CONTEXT_RE = re.compile(r"GPU|NVIDIA|AMD|Instinct|Radeon|MTT|Ascend|Atlas|[×x]\s?\d|\d\s?[×x]|device|card|显卡|卡", re.I)
 # mini-sglang (`python -m minisgl`) is a separate small engine: its flags and code are not SGLang's
@@ -251,7 +252,8 @@ class EnvironmentReader:
             if v:
                 env["flashinfer_version"] = v
         if "gpu" not in env and possible & _GPU and GPU_CONTEXT_RE.search(line):
-            m = next((m for m in GPU_RE.finditer(line) if not MODEL_NAME_PART_RE.search(line, 0, m.start())), None)
+            m = next((m for m in GPU_RE.finditer(line) if not MODEL_NAME_PART_RE.search(line, 0, m.start())
+                      and not line.startswith("+", m.end())), None)
             if m:
                 env["gpu"] = " ".join(m.group(1).split())
         if vote is None:

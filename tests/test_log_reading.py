@@ -99,6 +99,21 @@ def test_a_models_active_parameter_count_is_not_a_gpu():
     assert analyze("8x A100 GPU\nValueError: boom").environment.gpu == "A100"
 
 
+def test_a_gpu_a_message_requires_is_not_the_users_gpu():
+    required = ("RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability"
+                " >= 9.0 or 8.9, or ROCm MI300+")
+    assert analyze(required).environment.gpu is None
+    assert analyze("on 8x MI300X\n" + required).environment.gpu == "MI300X"
+
+
+def test_an_nccl_host_prefix_is_not_a_second_node():
+    from assistant.decision import _several_nodes
+    host_prefix = ("node7:2211:2211 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>\n"
+                   "node7:2211:2290 [0] NCCL WARN socketStartConnect: Connect to 10.0.0.7<45121> failed\n")
+    assert not _several_nodes(analyze(host_prefix), {})
+    assert _several_nodes(analyze("the hang happens on node 1 only\n" + host_prefix), {})
+
+
 @pytest.mark.slow
 def test_a_tools_own_sglang_version_gate_is_the_downstream_entry(assistant):
     answer = assistant.answer(
