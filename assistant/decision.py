@@ -491,11 +491,30 @@ def _scope_notes(meta: dict, analysis: Analysis) -> list[str]:
                               signal_conflict(meta, analysis)) if note]
 
 
+def gpu_vendor(gpu: str) -> str:
+    """The hardware family of a GPU name as `assistant.environment` reads it."""
+    if gpu.startswith(("MI", "W7900", "RX", "R9700")):
+        return "amd"
+    if gpu.startswith("MTT"):
+        return "musa"
+    if gpu.startswith(("Ascend", "Atlas")):
+        return "ascend"
+    return "nvidia"
+
+
 def hardware_conflict(meta: dict, analysis: Analysis) -> str | None:
     """The entry is about hardware the paste is not from (a mixed log is not a conflict)."""
     hardware = analysis.environment.hardware
     wanted = [h for h in meta.get("hardware") or () if h != "any"]
-    if not wanted or _mentions_hardware(analysis, wanted):
+    if not wanted:
+        return None
+    gpu = analysis.environment.gpu
+    if gpu and gpu_vendor(gpu) == hardware and hardware not in wanted:
+        # the GPU the paste names, of the platform most of the log points to, decides over words
+        # that merely mention the entry's platform (a ROCm torch wheel on an NVIDIA machine)
+        return Sentence(f"Your GPU is a {gpu}; this entry is about {', '.join(wanted)} hardware.",
+                        f"你的 GPU 是 {gpu}；这个条目讲的是 {', '.join(wanted)} 硬件。")
+    if _mentions_hardware(analysis, wanted):
         return None
     if hardware and hardware not in wanted:
         return Sentence(f"Your log is from {hardware} hardware; this entry is about {', '.join(wanted)}.",

@@ -306,3 +306,26 @@ def test_a_missing_router_package_is_installed_apart(assistant):
                               "(ModuleNotFoundError: No module named 'sglang_router')")
     assert answer.dependency is not None and answer.dependency.package == "sglang-router"
     assert "`pip install sglang-router`" in answer.text
+
+
+ROCM_TORCH_ON_NVIDIA = """\
+I followed an AMD install guide by mistake on this box, now:
+$ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 2
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py", line 372, in _lazy_init
+    torch._C._cuda_init()
+RuntimeError: No HIP GPUs are available
+$ python -c 'import torch;print(torch.__version__, torch.version.hip)'
+2.8.0+rocm6.4 6.4.43482
+$ nvidia-smi -L
+GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-5c1e0000)
+GPU 1: NVIDIA GeForce RTX 4090 (UUID: GPU-a81f0000)
+"""
+
+
+def test_an_amd_fix_is_not_given_on_a_machine_whose_gpus_are_nvidia(assistant):
+    answer = assistant.answer(ROCM_TORCH_ON_NVIDIA)
+    assert not (answer.outcome == "fix" and answer.matches[0].id == "rocm-no-hip-gpu-visible-container")
+    on_amd = assistant.answer(ROCM_TORCH_ON_NVIDIA.replace("NVIDIA GeForce RTX 4090", "AMD Instinct MI300X")
+                              .replace("nvidia-smi -L", "rocm-smi --showproductname"))
+    assert on_amd.outcome == "fix" and on_amd.matches[0].id == "rocm-no-hip-gpu-visible-container"
