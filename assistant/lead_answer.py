@@ -269,8 +269,15 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
             diagnosis += say((f" It applies if what you see is this: {symptom}.",
                               f"如果你看到的现象是这样，它就适用：{symptom}。"))
         steps = _next_steps(components, module, version, registry, language, quiet_log)
-        steps.append(say((f"If it is confirmed, follow {_reference(top)} (its steps are not shown here as "
-                          "the fix).", f"如果确认是它，按 {_reference(top)} 处理（这里不把它的步骤当作修复方法展示）。")))
+        if top.kind == "entry":
+            # the steps stay out of a lead's answer; the user who confirms it reads them apart
+            steps.append(say((f"If it is confirmed, follow {_reference(top)}: `ask kb show {top.id}` prints its "
+                              "steps (they are not shown here as the fix).",
+                              f"如果确认是它，按 {_reference(top)} 处理：`ask kb show {top.id} --lang zh` 会列出它的步骤"
+                              "（这里不把它们当作修复方法展示）。")))
+        else:
+            steps.append(say((f"If it is confirmed, follow {_reference(top)} (its steps are not shown here as "
+                              "the fix).", f"如果确认是它，按 {_reference(top)} 处理（这里不把它的步骤当作修复方法展示）。")))
         return NotConfirmed(outcome, diagnosis, steps, confirm_if=confirm, **known)
     if decision.question:
         diagnosis = say((

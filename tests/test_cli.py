@@ -63,6 +63,32 @@ def test_a_consequence_line_is_a_lead_whose_steps_find_the_real_error(kb_dir):
     assert out["answer"]["fix"] == [] and out["next_steps"][0].startswith("Find the first exception")
 
 
+NODE1_404 = """\
+2-node deployment of Qwen3-235B (tp 16). node 0 works. But my load balancer also sends to node 1 and those get 404:
+node1$ python3 -m sglang.launch_server --model-path /mnt/Qwen3-235B-A22B --tp 16 --dist-init-addr 10.0.0.1:5000 \
+--nnodes 2 --node-rank 1 --host 0.0.0.0 --port 30000
+[2025-11-06 09:01:12] Dummy health check server started in background thread at 0.0.0.0:30000
+$ curl -s http://10.0.0.2:30000/v1/models
+{"detail":"Not Found"}
+"""
+
+
+def test_a_leads_entry_is_read_whole_with_ask_kb_show(kb_dir):
+    lead = json.loads(run_ask("--json", NODE1_404, kb=kb_dir).stdout)
+    assert lead["outcome"] == "lead" and lead["answer"]["fix"] == []
+    entry = lead["matches"][0]["id"]
+    assert any(f"`ask kb show {entry}` prints its steps" in step for step in lead["next_steps"])
+    shown = run_ask("kb", "show", f"kb:{entry}", kb=kb_dir)
+    assert shown.returncode == 0, shown.stderr.decode()
+    text = shown.stdout.decode()
+    assert text.startswith(lead["matches"][0]["title"]) and "Steps:\n  1. " in text and "Sources:" in text
+    chinese = run_ask("kb", "show", entry, "--lang", "zh", kb=kb_dir).stdout.decode()
+    assert "步骤:" in chinese and "原因:" in chinese
+    typo = run_ask("kb", "show", entry[:-3], kb=kb_dir)
+    assert typo.returncode == 2 and f"did you mean {entry}".encode() in typo.stderr
+    assert len(typo.stderr.decode().strip().splitlines()) == 1
+
+
 def test_stdin_and_log_file_and_plain_text(kb_dir, tmp_path):
     sample = REPO / "kb" / "samples" / "flashinfer-cuda-fp8.log"
     piped = run_ask(stdin=sample.read_bytes(), kb=kb_dir)

@@ -6,6 +6,7 @@
     ask ingest [--docs DIR]        build / update the index
     ask ingest github OWNER/REPO   sync GitHub issues into the index
     ask kb check                   validate the knowledge base
+    ask kb show ID                 print one entry (a lead's steps, once you have confirmed it)
     ask eval --cases evals/cases   score answers on held-out cases
     ask serve                      the web UI on 127.0.0.1:7860
     ask slack                      the Slack bot
@@ -23,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from assistant.config import Settings
+from assistant.config import LANGUAGES, Settings
 from assistant.control_chars import neutralize
 from assistant.errors import UsageError
 from assistant.redact import redact, redact_data
@@ -195,8 +196,14 @@ def run_kb(argv: list[str]) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
     check = sub.add_parser("check", help="validate every entry (schema, ids, sources, flags)")
     index_options(check)
+    show = sub.add_parser("show", help="print one entry: its cause, steps, checks and sources")
+    show.add_argument("entry_id", help="the entry's id, as an answer names it (kb:ID or ID)")
+    show.add_argument("--lang", choices=LANGUAGES, help="en or zh (env ASK_LANG; auto is English)")
+    index_options(show)
     args = parser.parse_args(argv)
     settings = settings_from_args(args)
+    if args.cmd == "show":
+        return _show_entry(settings, args.entry_id)
     from assistant.flags import FlagRegistry
     from assistant.kb import check_entries
     from assistant.origin import DEFAULT_PATH as MESSAGES_PATH
@@ -213,6 +220,24 @@ def run_kb(argv: list[str]) -> int:
     print(f"kb check: {len(report.entries)} entries valid, {len(report.errors)} problems, "
           f"{len(report.warnings)} warnings: {status}")
     return EXIT_OK if report.ok else EXIT_ERROR
+
+
+def _show_entry(settings: Settings, entry_id: str) -> int:
+    import difflib
+
+    from assistant.entry_view import render_entry
+    from assistant.kb import load_entries
+    from assistant.resources import require_kb
+
+    require_kb(settings.kb_dir)
+    entries = {entry.id: entry for entry in load_entries(settings.entries_dir)}
+    wanted = entry_id.strip().removeprefix("kb:")
+    if wanted not in entries:
+        close = difflib.get_close_matches(wanted, list(entries), n=3, cutoff=0.5)
+        raise UsageError(f"no entry {neutralize(wanted)!r} in {settings.entries_dir}"
+                         + (f"; did you mean {', '.join(close)}?" if close else "; ids are the file names in that folder"))
+    print(neutralize(render_entry(entries[wanted], "zh" if settings.lang == "zh" else "en")))
+    return EXIT_OK
 
 
 def run_ingest(argv: list[str]) -> int:
