@@ -31,10 +31,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
-from assistant.components import components_in, conflicts, specific
+from assistant.components import BY_NAME, components_in, conflicts, families, specific
 from assistant.environment import HARDWARE_HINTS
 from assistant.exit_signal import signal_agrees, signal_conflict
-from assistant.generic_lines import is_generic, specific_words
+from assistant.generic_lines import SOLUTION_STEP_RE, is_generic, specific_words
 from assistant.gpu_arch import arch_conflict
 from assistant.gpu_memory import holder_agrees, holder_conflict
 from assistant.host_platform import home_platform_entry, platform_conflict
@@ -362,12 +362,18 @@ BUILD_FAILED_RE = re.compile(r"Ninja build failed|ninja: build stopped|Error bui
 COMPILE_COMMAND_RE = re.compile(r"(?:nvcc|hipcc|c\+\+|g\+\+|clang\+\+|gcc)\b.*\s-c\s+\S+\.(?:cu|cpp|cc|c)\b")
 
 
+def _told_errors(analysis: Analysis) -> list[str]:
+    """The paste's first error lines, without the steps SGLang suggests under a failure (`3. disable
+    torch compile by not using --enable-torch-compile`): those name what SGLang advises, not what
+    the user runs."""
+    return [e.text for e in analysis.errors[:20] if not SOLUTION_STEP_RE.match(e.text)]
+
+
 def context_components(analysis: Analysis) -> frozenset[str]:
     """Everything the paste names: failing components plus the question, flags and other lines."""
     found = set(failing_components(analysis))
     plain = [line for line in analysis.plain_lines if not VERSION_BANNER_RE.search(line)]
-    for text in (analysis.question, " ".join(analysis.environment.flags), *plain,
-                 *(e.text for e in analysis.errors[:20])):
+    for text in (analysis.question, " ".join(analysis.environment.flags), *plain, *_told_errors(analysis)):
         found |= components_in(text)
     return frozenset(found)
 
@@ -382,6 +388,9 @@ def _entry_components(entry_id: str, title: str, lines: tuple[str, ...], declare
     found = set(declared)
     for text in (title, *lines):
         found |= components_in(text)
+        # a keyword that is a component's own name (`triton`, `aiter`) declares it, as `components:` does
+        if text.lower() in BY_NAME:
+            found.add(text.lower())
     return frozenset(found)
 
 
@@ -474,6 +483,11 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
         # with another process holding the GPU, the allocation fails wherever SGLang happens to be
         outside = (conflicts(failing, about) if not holder_agrees(meta, analysis) and not reads_generic_line
                    else frozenset())
+        if outside and _specific_signatures(top) and families(specific(failing)) & families(about):
+            # the entry's own specific line matched and the failure is in a component it is about:
+            # another component named on the way (a cutlass source sgl-kernel's build compiles, the
+            # quantization module an aiter import runs through) is where, not what
+            outside = frozenset()
         if outside:
             reasons.append(Sentence(f"Your error arises in {_names(outside)}, which this entry is not about"
                                     + (f" (it is about {_names(specific(about))})." if specific(about) else "."),
@@ -844,7 +858,7 @@ def _corroborated(top, analysis: Analysis, in_frames: bool = True) -> bool:
         return False
     # a traceback's frames and the source lines under them (plain lines) are where it passed
     paste = " ".join((analysis.question, " ".join(analysis.environment.flags), " ".join(analysis.user_names),
-                      *(e.text for e in analysis.errors[:20]),
+                      *_told_errors(analysis),
                       *((*analysis.plain_lines, *analysis.frames) if in_frames else ()))).lower()
     return any(n in paste for n in names)
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.commands import launch_command_flags
+from assistant.generic_lines import SOLUTION_STEP_RE
 from assistant.version_words import bare_sglang_version, compared_versions, failing_version
 
 _VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+|\.dev\d+)?)"
@@ -260,7 +261,7 @@ class EnvironmentReader:
             vote = hardware_vote(line, possible)
         if vote:
             self.add_vote(vote)
-        if ("--" in line or "SGL" in line) and len(self.user_names) < 200:
+        if ("--" in line or "SGL" in line) and len(self.user_names) < 200 and not SOLUTION_STEP_RE.match(line):
             for name in USER_NAME_RE.findall(line):
                 self.user_names[name.split("=")[0]] = 1
         if not self.mentions_sglang and possible & _SGLANG_HINT \

@@ -17,6 +17,8 @@ from functools import lru_cache
 # a step of the numbered hint list SGLang prints after a failure ("1. set --mem-fraction-static to a
 # smaller value", "4. disable CUDA graph by --disable-cuda-graph"): advice, never the error itself
 SOLUTION_STEP = r"^\s*\d\.\s*(?:set|disable)\s"
+# the flags such a step names are SGLang's suggestions, not what the user turned on
+SOLUTION_STEP_RE = re.compile(SOLUTION_STEP, re.I)
 GENERIC_RE = re.compile(
     r"Caught signal \d+|Segmentation fault|SIGSEGV|SIGABRT|SIGBUS|Fatal Python error|core dumped|"
     r"\bAborted\b|address not mapped to object(?: at address)?|signal \d+|"

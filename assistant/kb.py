@@ -358,6 +358,12 @@ def load_entries(entries_dir: Path) -> list[Entry]:
     return out
 
 
+def releases_affected(entry: Entry) -> str:
+    """The releases an entry's problem occurs in, as one PEP 440 specifier: its `affected` range,
+    ending before the release that fixed it ("" for any)."""
+    return ",".join(part for part in (entry.affected, f"<{entry.fixed}" if entry.fixed else "") if part)
+
+
 def check_entries(entries_dir: Path, registry=None, messages=None) -> CheckReport:
     """Validate every entry: schema, unique ids, file name = id, sources, and (with a flag
     registry) that fix steps name only SGLang flags / env vars that exist in the versions
@@ -392,7 +398,7 @@ def check_entries(entries_dir: Path, registry=None, messages=None) -> CheckRepor
             from assistant.origin_check import raised_in_warnings, signature_warnings
 
             report.warnings.extend(f"{path}: {msg}" for msg in
-                                   signature_warnings(entry.signatures, entry.affected, messages))
+                                   signature_warnings(entry.signatures, releases_affected(entry), messages))
             report.warnings.extend(f"{path}: {msg}" for msg in raised_in_warnings(entry.raised_in, messages))
         report.entries.append(entry)
     return report

@@ -184,6 +184,21 @@ def test_kb_check_warns_when_the_message_is_outside_the_entry_versions(entries):
     assert any("only in releases 0.4.0–0.5.2" in w and ">=0.5.9" in w for w in report.warnings)
 
 
+def test_kb_check_warns_when_the_message_appears_only_once_the_problem_is_fixed(entries):
+    from assistant.kb import check_entries
+
+    # SGLang prints this message in 0.4.0-0.5.2; an entry fixed in 0.4.0 cannot be about it
+    fixed_before = _with_signature(NOT_ENOUGH_MEMORY).replace('  affected: ">=0.4.0"',
+                                                              '  affected: ">=0.3.0"\n  fixed: "0.4.0"', 1)
+    (entries / "flashinfer-jit-missing-cuda-fp8-h.md").write_text(fixed_before)
+    report = check_entries(entries, None, ErrorRegistry.load())
+    assert report.ok
+    assert any("only in releases 0.4.0–0.5.2" in w and ">=0.3.0,<0.4.0" in w for w in report.warnings)
+    fixed_after = fixed_before.replace('fixed: "0.4.0"', 'fixed: "0.5.3"')
+    (entries / "flashinfer-jit-missing-cuda-fp8-h.md").write_text(fixed_after)
+    assert check_entries(entries, None, ErrorRegistry.load()).warnings == []
+
+
 def test_kb_check_does_not_judge_other_libraries_lines(entries):
     from assistant.kb import check_entries
 
