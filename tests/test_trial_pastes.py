@@ -329,3 +329,38 @@ def test_an_amd_fix_is_not_given_on_a_machine_whose_gpus_are_nvidia(assistant):
     on_amd = assistant.answer(ROCM_TORCH_ON_NVIDIA.replace("NVIDIA GeForce RTX 4090", "AMD Instinct MI300X")
                               .replace("nvidia-smi -L", "rocm-smi --showproductname"))
     assert on_amd.outcome == "fix" and on_amd.matches[0].id == "rocm-no-hip-gpu-visible-container"
+
+
+SGL_KERNEL_BUILD_KILLED = """\
+Building sgl-kernel from source for sm_120, 64 GB RAM box:
+$ cd sgl-kernel && make build
+FAILED: CMakeFiles/common_ops.dir/csrc/attention/cutlass_mla_kernel.cu.o
+/usr/local/cuda/bin/nvcc -O3 -c /src/sgl-kernel/csrc/attention/cutlass_mla_kernel.cu -o CMakeFiles/common_ops.dir/csrc/attention/cutlass_mla_kernel.cu.o
+nvcc error   : 'cicc' died due to signal 9 (Kill signal)
+ninja: build stopped: subcommand failed.
+*** CMake build failed
+error: subprocess-exited-with-error
+ERROR: Failed building wheel for sgl-kernel
+Failed to build sgl-kernel
+"""
+
+
+def test_a_source_file_the_build_compiles_does_not_overrule_the_builds_own_failure(assistant):
+    answer = assistant.answer(SGL_KERNEL_BUILD_KILLED)
+    assert answer.outcome == "fix" and answer.matches[0].id == "sgl-kernel-source-build-failed"
+
+
+CAPTURE_HINTS_ONLY = """\
+Exception: Capture cuda graph failed: Triton Error [CUDA]: an illegal memory access was encountered
+Possible solutions:
+1. disable cuda graph by --disable-cuda-graph
+2. set --mem-fraction-static to a smaller value
+3. disable torch compile by not using --enable-torch-compile
+DeepSeek-V2.5 --tp 8 --enable-mla.
+"""
+
+
+def test_the_flags_sglang_suggests_under_a_failure_are_not_the_users(assistant):
+    assert "--enable-torch-compile" not in analyze(CAPTURE_HINTS_ONLY).user_names
+    answer = assistant.answer(CAPTURE_HINTS_ONLY)
+    assert not (answer.outcome == "fix" and answer.matches[0].id == "cuda-graph-capture-torch-compile")
