@@ -858,7 +858,7 @@ def _corroborated(top, analysis: Analysis, in_frames: bool = True) -> bool:
         return False
     # a traceback's frames and the source lines under them (plain lines) are where it passed
     paste = " ".join((analysis.question, " ".join(analysis.environment.flags), " ".join(analysis.user_names),
-                      *_told_errors(analysis),
+                      *(e.text for e in analysis.errors[:20]),
                       *((*analysis.plain_lines, *analysis.frames) if in_frames else ()))).lower()
     return any(n in paste for n in names)
 
