@@ -36,7 +36,7 @@ def render_entry(entry: Entry, language: str = "en") -> str:
         lines += ["", f"{label['Error lines it is about']}:"] + [f"  {line}" for line in entry.signatures[:6]]
     scope = [part for part in (
         f"SGLang {entry.affected}" if entry.affected else "",
-        f"fixed in {entry.fixed}" if entry.fixed else "",
+        f"{'修复于' if zh else 'fixed in'} {entry.fixed}" if entry.fixed else "",
         ", ".join(h for h in entry.hardware if h != "any"),
         ", ".join(entry.os)) if part]
     if scope:
