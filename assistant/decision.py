@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from assistant.components import BY_NAME, components_in, conflicts, families, specific
-from assistant.environment import HARDWARE_HINTS
+from assistant.environment import HARDWARE_HINTS, gpu_vendor
 from assistant.exit_signal import signal_agrees, signal_conflict
 from assistant.generic_lines import SOLUTION_STEP_RE, is_generic, specific_words
 from assistant.gpu_arch import arch_conflict
@@ -503,17 +503,6 @@ def _scope_notes(meta: dict, analysis: Analysis) -> list[str]:
                     or _frames_conflict(meta, analysis) or _legacy_unshown(meta, analysis))
     return [note for note in (scope_conflict(meta, analysis), version_note, holder_conflict(meta, analysis),
                               signal_conflict(meta, analysis)) if note]
-
-
-def gpu_vendor(gpu: str) -> str:
-    """The hardware family of a GPU name as `assistant.environment` reads it."""
-    if gpu.startswith(("MI", "W7900", "RX", "R9700")):
-        return "amd"
-    if gpu.startswith("MTT"):
-        return "musa"
-    if gpu.startswith(("Ascend", "Atlas")):
-        return "ascend"
-    return "nvidia"
 
 
 def hardware_conflict(meta: dict, analysis: Analysis) -> str | None:

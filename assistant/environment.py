@@ -302,13 +302,24 @@ class EnvironmentReader:
             flags = [f if v is None else f"{f} {v}"
                      for f, v in launch_command_flags("sglang.launch_server " + loose_flags)]
         hardware = max(self.hardware_votes, key=self.hardware_votes.get) if self.hardware_votes else None
-        if env.get("gpu", "").startswith("MI"):
+        if env.get("gpu") and gpu_vendor(env["gpu"]) == "amd":
             hardware = "amd"
         return Environment(
             sglang_version=env.get("sglang_version"), torch_version=env.get("torch_version"),
             cuda_version=env.get("cuda_version"), flashinfer_version=env.get("flashinfer_version"),
             gpu=env.get("gpu"), hardware=hardware, flags=tuple(flags), launch_command=launch,
         )
+
+
+def gpu_vendor(gpu: str) -> str:
+    """The hardware family of a GPU name GPU_RE read."""
+    if gpu.startswith(("MI", "W7900", "RX", "R9700")):
+        return "amd"
+    if gpu.startswith("MTT"):
+        return "musa"
+    if gpu.startswith(("Ascend", "Atlas")):
+        return "ascend"
+    return "nvidia"
 
 
 def _server_args_flags(server_args: str) -> list[str]:

@@ -269,15 +269,11 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
             diagnosis += say((f" It applies if what you see is this: {symptom}.",
                               f"如果你看到的现象是这样，它就适用：{symptom}。"))
         steps = _next_steps(components, module, version, registry, language, quiet_log)
-        if top.kind == "entry":
-            # the steps stay out of a lead's answer; the user who confirms it reads them apart
-            steps.append(say((f"If it is confirmed, follow {_reference(top)}: `ask kb show {top.id}` prints its "
-                              "steps (they are not shown here as the fix).",
-                              f"如果确认是它，按 {_reference(top)} 处理：`ask kb show {top.id} --lang zh` 会列出它的步骤"
-                              "（这里不把它们当作修复方法展示）。")))
-        else:
-            steps.append(say((f"If it is confirmed, follow {_reference(top)} (its steps are not shown here as "
-                              "the fix).", f"如果确认是它，按 {_reference(top)} 处理（这里不把它的步骤当作修复方法展示）。")))
+        # the steps stay out of a lead's answer; a user who confirms an entry reads them apart
+        where = ((f": `ask kb show {top.id}` prints its steps (they are", f"：`ask kb show {top.id} --lang zh` 会列出它的步骤（")
+                 if top.kind == "entry" else (" (its steps are", "（"))
+        steps.append(say((f"If it is confirmed, follow {_reference(top)}{where[0]} not shown here as the fix).",
+                          f"如果确认是它，按 {_reference(top)} 处理{where[1]}这里不把它的步骤当作修复方法展示）。")))
         return NotConfirmed(outcome, diagnosis, steps, confirm_if=confirm, **known)
     if decision.question:
         diagnosis = say((
