@@ -106,6 +106,11 @@ def test_a_gpu_a_message_requires_is_not_the_users_gpu():
     assert analyze("on 8x MI300X\n" + required).environment.gpu == "MI300X"
 
 
+def test_a_radeon_named_as_the_users_gpu_makes_the_paste_amd():
+    assert analyze("2x AMD Radeon PRO W7900 GPUs\nValueError: boom").environment.hardware == "amd"
+    assert analyze("8x H100 GPU\nValueError: boom").environment.hardware != "amd"
+
+
 def test_an_nccl_host_prefix_is_not_a_second_node():
     from assistant.decision import _several_nodes
     host_prefix = ("node7:2211:2211 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>\n"
