@@ -34,7 +34,7 @@ from typing import NamedTuple
 from assistant.components import BY_NAME, components_in, conflicts, families, specific
 from assistant.environment import HARDWARE_HINTS, gpu_vendor
 from assistant.exit_signal import signal_agrees, signal_conflict
-from assistant.generic_lines import SOLUTION_STEP_RE, is_generic, specific_words
+from assistant.generic_lines import DISABLE_STEP_RE, SOLUTION_STEP_RE, is_generic, specific_words
 from assistant.gpu_arch import arch_conflict
 from assistant.gpu_memory import holder_agrees, holder_conflict
 from assistant.host_platform import home_platform_entry, platform_conflict
@@ -847,7 +847,7 @@ def _corroborated(top, analysis: Analysis, in_frames: bool = True) -> bool:
         return False
     # a traceback's frames and the source lines under them (plain lines) are where it passed
     paste = " ".join((analysis.question, " ".join(analysis.environment.flags), " ".join(analysis.user_names),
-                      *(e.text for e in analysis.errors[:20]),
+                      *(e.text for e in analysis.errors[:20] if not DISABLE_STEP_RE.match(e.text)),
                       *((*analysis.plain_lines, *analysis.frames) if in_frames else ()))).lower()
     return any(n in paste for n in names)
 

@@ -19,6 +19,10 @@ from functools import lru_cache
 SOLUTION_STEP = r"^\s*\d\.\s*(?:set|disable)\s"
 # the flags such a step names are SGLang's suggestions, not what the user turned on
 SOLUTION_STEP_RE = re.compile(SOLUTION_STEP, re.I)
+# a step that says to turn something off names every optional feature SGLang can think of, on or
+# not ("disable torch compile by not using --enable-torch-compile" under any capture failure); a step
+# that says to lower a setting names one every launch has
+DISABLE_STEP_RE = re.compile(r"^\s*\d\.\s*disable\s", re.I)
 GENERIC_RE = re.compile(
     r"Caught signal \d+|Segmentation fault|SIGSEGV|SIGABRT|SIGBUS|Fatal Python error|core dumped|"
     r"\bAborted\b|address not mapped to object(?: at address)?|signal \d+|"
