@@ -346,9 +346,17 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
         # (`nvcc ... -c /root/.cache/flashinfer/generated/.../batch_prefill.cu`)
         frames += [line for line in analysis.plain_lines if COMPILE_COMMAND_RE.search(line)][:4]
     found: set[str] = set()
-    for text in (*roots, *frames):
+    for text in (*(MODEL_REPO_RE.sub(" ", root) for root in roots), *frames):
         found |= components_in(text)
     return frozenset(found)
+
+
+# a Hugging Face model id on an error line (`solidrust/Hermes-3-Llama-3.1-8B-AWQ`, `Qwen/Qwen3-8B-FP8`)
+# or a model name with its size (`Qwen3-0.6B-AWQ`) names a checkpoint: its format suffix says what
+# the model is, not where it failed
+MODEL_REPO_RE = re.compile(r"(?<![\w./-])[A-Za-z0-9][\w.-]*/(?=[\w.]*-)(?=[\w.-]*\d)[A-Za-z0-9][\w.-]*"
+                           r"(?<!\.py)(?<!\.so)(?<!\.cu)(?<!\.h)(?<!\.cc)(?<!\.cpp)(?![\w/.-])|"
+                           r"(?<![\w./-])[A-Za-z][\w.]*(?:-[\w.]+)*-\d+(?:\.\d+)?[BbMm](?:-[\w.]+)*(?![\w/-])")
 
 
 # a package installer that cannot resolve the requirements names every package in the conflict:

@@ -610,6 +610,19 @@ def test_a_feature_sglang_only_advises_to_turn_off_does_not_show_it_was_on(assis
     assert launched.outcome == "fix" and launched.hits[0].unit_id == "cuda-graph-capture-torch-compile"
 
 
+def test_the_checkpoint_named_on_an_error_line_is_not_where_it_failed():
+    """`...-8B-AWQ` says what the model is; the failure is in the chat-template code the line names."""
+    from assistant.decision import failing_components
+    from assistant.trace import analyze
+
+    told = ("TypeError: expected string or bytes-like object, got 'dict' in template_manager._detect_reasoning_pattern "
+            "when loading solidrust/Hermes-3-Llama-3.1-8B-AWQ\n"
+            "Other models (e.g. Qwen3-0.6B-AWQ) load fine.")
+    assert "quantization" not in failing_components(analyze(told))
+    raised = "ValueError: The input size is not aligned with the quantized weight shape. in awq.py"
+    assert "quantization" in failing_components(analyze(raised))
+
+
 def test_the_piecewise_graphs_own_context_error_is_its_fix(assistant):
     pcg = ("[2026-06-10 13:08:34 TP7] Piecewise CUDA Graph failed with error: "
            "'TcPiecewiseForwardContext' object has no attribute 'num_tokens'\n"
