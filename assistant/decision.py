@@ -283,8 +283,8 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     # a question is pointed at an entry only when it names the entry's error, not only its topic
     # ("how do I enable EAGLE?" is not about a crash entry that shares the words)
     related = (strong and (top.signature > 0 or signature_coverage(top, tokens, idf) >= QUESTION_NAMES_ERROR)
-               if question else (top.signature >= SIGNATURE_OK or evidence_level >= LEAD_EVIDENCE or strong
-                                 or home is not None))
+               if question else (top.signature >= SIGNATURE_OK or home is not None
+                                 or ((evidence_level >= LEAD_EVIDENCE or strong) and _says_something(tokens))))
     if related and not question and analysis is not None and top.kind == "entry":
         # (a paste from other software gave no reasons of the entry's own: still weigh them here)
         against = against or _against(top, analysis, failing)
@@ -308,6 +308,17 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     capped = min(confidence, 0.59 if outcome == LEAD else 0.3)
     return Decision(outcome, round(capped, 3), tuple(reasons), question,
                     tuple(sorted(specific(failing))), diagnosis=diagnosis, checked_at=checked_at)
+
+
+# what every failure report says: a paste of only these ("ERROR: x", "sglang error", "RuntimeError:
+# something failed") names no problem, and words alone must not point it at one
+VAGUE_WORDS = frozenset({"error", "errors", "err", "fail", "fails", "failed", "failure", "exception", "runtimeerror",
+                         "runtime", "something", "sglang", "problem", "issue", "bug", "help", "please", "work",
+                         "works", "working", "wrong", "报错", "错误", "失败", "问题"})
+
+
+def _says_something(tokens) -> bool:
+    return bool(set(tokens) - VAGUE_WORDS)
 
 
 def _strength(top, evidence: float) -> tuple[float, bool]:

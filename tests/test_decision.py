@@ -623,6 +623,16 @@ def test_the_checkpoint_named_on_an_error_line_is_not_where_it_failed():
     assert "quantization" in failing_components(analyze(raised))
 
 
+@pytest.mark.parametrize("paste", ["ERROR: x", "sglang error", "RuntimeError: something failed"])
+def test_a_paste_that_only_says_it_failed_is_pointed_at_no_entry(assistant, paste):
+    assert assistant.retrieve([paste]).outcome == "unknown"
+
+
+def test_one_telling_word_is_still_a_lead(assistant):
+    killed = assistant.retrieve(["Killed"])
+    assert killed.outcome == "lead" and killed.hits[0].unit_id == "host-oom-killed-during-load"
+
+
 def test_the_piecewise_graphs_own_context_error_is_its_fix(assistant):
     pcg = ("[2026-06-10 13:08:34 TP7] Piecewise CUDA Graph failed with error: "
            "'TcPiecewiseForwardContext' object has no attribute 'num_tokens'\n"
