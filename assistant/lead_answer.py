@@ -14,6 +14,8 @@ how-to question gets the related reading and the flags it is about with SGLang's
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 from assistant.case_steps import fitting_steps
@@ -104,10 +106,16 @@ def confirm_lines(hit: Hit) -> list[str]:
     return out
 
 
-def confirm_symptom(hit: Hit) -> str | None:
-    """The entry's first described symptom, for an entry with no error line to look for."""
-    symptoms = hit.meta.get("symptoms") or ()
-    return " ".join(str(symptoms[0]).split()) if symptoms else None
+def confirm_symptom(hit: Hit, chinese: bool = False) -> str | None:
+    """The entry's first described symptom, for an entry with no error line to look for; for a
+    Chinese answer its first symptom written in Chinese, when it has one."""
+    symptoms = [" ".join(str(s).split()) for s in hit.meta.get("symptoms") or ()]
+    if chinese:
+        symptoms = [s for s in symptoms if CJK_RE.search(s)] + symptoms
+    return symptoms[0] if symptoms else None
+
+
+CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 
 
 def where_to_look(retrieval: Retrieval) -> list[str]:
@@ -267,7 +275,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
                               f"如果你的日志里还有 `{confirm[0]}`，这个{what}就适用。"))
         elif symptom:
             diagnosis += say((f" It applies if what you see is this: {symptom}.",
-                              f"如果你看到的现象是这样，它就适用：{symptom}。"))
+                              f"如果你看到的现象是这样，它就适用：{confirm_symptom(retrieval.hits[0], chinese=True)}。"))
         steps = _next_steps(components, module, version, registry, language, quiet_log)
         # the steps stay out of a lead's answer; a user who confirms an entry reads them apart
         where = ((f": `ask kb show {top.id}` prints its steps (they are", f"：`ask kb show {top.id} --lang zh` 会列出它的步骤（")

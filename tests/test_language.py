@@ -263,3 +263,11 @@ def test_a_chinese_reader_is_warned_about_their_own_flags_in_chinese(assistant):
     assert any(w.startswith("Your launch command uses --enable-ep-moe, which SGLang 0.5.6 does not accept")
                for w in english.warnings)
     assert any(step.startswith("验证: ") for step in chinese.next_steps)
+
+
+def test_a_chinese_lead_describes_the_symptom_in_chinese_when_the_entry_has_it(assistant):
+    """An entry with no error line is confirmed by what the user sees: a Chinese reader is told it
+    in the entry's own Chinese words, not in its English ones."""
+    answer = assistant.answer("用 sglang_router 在一台 CPU 服务器上起了 4 个 DP 副本，跑几秒就全卡住了")
+    assert answer.outcome == "lead" and answer.reader_language == "zh"
+    assert "如果你看到的现象是这样，它就适用：同一台 CPU 服务器上" in answer.text
