@@ -162,7 +162,16 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
         promoted = _runner_up(hits, (LEAD,),
                               lambda hit: bool(set(first.failing_components) & entry_components(hit.meta)),
                               tokens, index, analysis, idf)
+    if promoted is None and first.outcome == UNKNOWN and top.kind == "entry" and _ruled_out(top, analysis):
+        # the top is about another setup (several nodes, a feature not turned on): the next entry
+        # that holds up on its own is the lead
+        promoted = _runner_up(hits, (LEAD,), lambda hit: True, tokens, index, analysis, idf, without_top=True)
     return promoted or first
+
+
+def _ruled_out(top, analysis: Analysis) -> bool:
+    """The paste's own setup excludes the entry: another scope, or a feature it does not use."""
+    return bool(scope_conflict(top.meta, analysis) or feature_unused(top.meta, analysis))
 
 
 def _runner_up(hits, outcomes, eligible, tokens, index: Index, analysis: Analysis, idf,
@@ -348,6 +357,11 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     # a client's or Ray's relay of the error (`ray.exceptions.RayTaskError(KeyError): ...`) is not where it arose
     roots = [e.text for e in analysis.errors
              if e.kind in ROOT_KINDS and not relayed(e.text) and not RESOLVER_RE.search(e.text)][:3]
+    if roots and "out of memory" in kinds_in(roots[0]):
+        # memory runs out wherever the next allocation happens to be (an FP8 linear, the logits),
+        # and the peers' NCCL timeouts that follow are its consequence: only what the error line
+        # itself names (DeepEP's buffer, flashinfer's workspace) says where it failed
+        return frozenset(components_in(MODEL_REPO_RE.sub(" ", roots[0])))
     # a version checker's frames (`transformers/utils/versions.py` in a tool's own gate) raise for
     # whatever package the tool checks: they are not where it failed
     files = [f for f in analysis.frame_files if not VERSION_CHECKER_RE.search(f)]

@@ -45,8 +45,20 @@ def kinds_in(*texts: str) -> frozenset[str]:
         if not text:
             continue
         text = AVOIDED_RE.sub(" ", text)
-        found |= {name for name, pattern in KIND_PATTERNS if pattern.search(text)}
+        found |= {name for name, pattern in KIND_PATTERNS
+                  if any(not _negated(text, m.start()) for m in pattern.finditer(text))}
     return frozenset(found)
+
+
+# "No OOM in the log", "there is no sign of a hang", "没有 OOM": the user rules that failure out
+NEGATION_BEFORE_RE = re.compile(r"(?:\b(?:no|not|never|nor|isn't|wasn't|aren't|didn't|doesn't)\b(?:\s+(?:sign|signs|trace|traces|evidence|of|an?|any|the|real|obvious|actual|visible)){0,3}\s*"
+                                r"|(?:没有|不是|并非|并没有|无|未)\s*(?:出现|发生|报)?\s*)$", re.I)
+
+
+def _negated(text: str, start: int) -> bool:
+    """The kind named at `start` is denied in its own clause ("no OOM")."""
+    before = re.split(r"[.;:,!?\n，。；：！？]", text[max(0, start - 40):start])[-1]
+    return bool(NEGATION_BEFORE_RE.search(before))
 
 
 @lru_cache(maxsize=4096)

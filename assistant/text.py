@@ -39,7 +39,9 @@ def mask(line: str) -> str:
     line = in_c_locale(line)
     for pattern, repl in _MASKS:
         line = pattern.sub(repl, line)
-    return " ".join(line.split())
+    # `Bootstrap : no socket interface found` (NCCL's spacing, kept by its forks) is the same line
+    # as `Bootstrap: no socket interface found`
+    return " ".join(line.split()).replace(" :", ":")
 
 
 _WORD_RE = re.compile(

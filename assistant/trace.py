@@ -323,6 +323,9 @@ class _State:
     # -1 in another thread's stack (not the failing code)
     thread_stack_at: int | None = None
     skipped_debug: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
+    # `RuntimeError:` with its message on the indented lines below (multiprocessing's bootstrapping
+    # error): the header, its kind and the message lines read so far
+    open_message: tuple[str, str, list[str]] | None = None
 
 
 def _job_status(text: str, st: _State) -> bool:
@@ -353,6 +356,13 @@ def _feed(raw: str, st: _State) -> None:
     line = raw.rstrip("\r\n")[:MAX_LINE]
     if line.lstrip().startswith(">"):
         line = QUOTE_MARK_RE.sub("", line)   # a log quoted in Markdown ("> ModuleNotFoundError: ...")
+    if st.open_message is not None:
+        if line[:1] in (" ", "\t") and line.strip() and len(st.open_message[2]) < MESSAGE_LINES:
+            st.open_message[2].append(line.strip())
+            _remember(st, mask(line.strip()), line.strip())
+            return
+        if line.strip() or st.open_message[2]:
+            _close_message(st)
     if not line.strip():
         st.last_was_prose = False  # a blank line ends the user's paragraph
         return
@@ -538,12 +548,26 @@ def _feed(raw: str, st: _State) -> None:
             st.tracebacks.append((st.total, tuple(st.tb_frames), tuple(st.tb_files)))
     if kind == "exception" and LOCATION_HEADER_RE.match(text):
         kind = "consequence"   # triton prints the source excerpt, then the error, below this header
+    if kind == "exception" and EMPTY_MESSAGE_RE.match(text):
+        st.open_message = (text.rstrip(), kind, [])   # its message follows on the lines below
+        return
     inner = WRAPPER_RE.match(text)
     if inner and inner.group(1).strip():
         # the wrapper names where it failed, the inner error says why: match on both, rank the inner first
         _add_error(st, inner.group(1).strip(), _classify(inner.group(1).strip()) or "fatal")
         kind = "consequence"
     _add_error(st, text, kind, masked)
+
+
+# an exception whose message starts on the next line (`RuntimeError: ` then an indented paragraph)
+EMPTY_MESSAGE_RE = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception):\s*$")
+MESSAGE_LINES = 4   # of such a message: its first sentence is what identifies it
+
+
+def _close_message(st: _State) -> None:
+    header, kind, lines = st.open_message
+    st.open_message = None
+    _add_error(st, (header + " " + " ".join(lines))[:MAX_LINE].strip(), kind)
 
 
 _DIGITS_TO_FIVE = bytes.maketrans(b"0123456789", b"5555555555")
@@ -755,6 +779,8 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
             if st.total % PROGRESS_EVERY == 0:
                 progress(st.total, characters)
         progress(st.total, characters)
+    if st.open_message is not None:
+        _close_message(st)
     if st.skipped_debug and not st.templates and not st.tail:
         # the paste is nothing but DEBUG lines: the user is asking about them, so read them
         total, st.keep_debug = st.total, True

@@ -7,6 +7,7 @@ acts on."""
 from __future__ import annotations
 
 import pytest
+from pathlib import Path
 
 from assistant.trace import analyze
 
@@ -366,3 +367,78 @@ def test_the_flags_sglang_suggests_under_a_failure_are_not_the_users():
     names = analyze(CAPTURE_HINTS_ONLY).user_names
     assert "--enable-torch-compile" not in names and "--disable-cuda-graph" not in names
     assert "--enable-mla" in names   # the user's own words still count
+
+
+# ---- round 35's trial: negations, out-of-memory frames, NCCL forks' spacing, wrapped messages ----
+
+def test_a_failure_the_user_rules_out_is_not_the_one_they_report():
+    from assistant.failure_kind import kinds_in
+
+    assert kinds_in("It served fine for ~3 hours then every rank printed this. No OOM in log.") == frozenset()
+    assert kinds_in("there is no sign of an OOM, the server just hangs") == {"hang"}
+    assert kinds_in("没有 OOM，但是卡住了") == {"hang"}
+    # a denial of something else is no denial of the failure
+    assert kinds_in("I have no idea why it OOMs") == {"out of memory"}
+
+
+HIP_OOM_IN_FP8_LINEAR = """\
+MI300X x1, Llama-3.3-70B-Instruct FP8, --mem-fraction-static 0.95 --chunked-prefill-size 32768. Runs fine at low load, then during our load test (long prompts) it died:
+[2025-11-02 15:22:11 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1021, in event_loop_overlap
+    batch_result = self.run_batch(batch)
+  File "/sgl-workspace/sglang/python/sglang/srt/models/llama.py", line 185, in forward
+    gate_up, _ = self.gate_up_proj(x)
+  File "/sgl-workspace/sglang/python/sglang/srt/layers/quantization/fp8_utils.py", line 560, in apply_fp8_linear
+    output = torch._scaled_mm(
+torch.OutOfMemoryError: HIP out of memory. Tried to allocate 3.50 GiB. GPU 0 has a total capacity of 191.98 GiB of which 2.11 GiB is free. Of the allocated memory 183.40 GiB is allocated by PyTorch, and 1.92 GiB is reserved by PyTorch but unallocated.
+"""
+
+
+def test_memory_runs_out_wherever_the_next_allocation_is(assistant):
+    """The FP8 linear is where the allocation failed, not what failed: the serving OOM is the fix."""
+    answer = assistant.answer(HIP_OOM_IN_FP8_LINEAR)
+    assert answer.outcome == "fix" and answer.matches[0].id == "runtime-oom-prefill-decode"
+
+
+MCCL_BOOTSTRAP = """\
+两台 S4000 服务器多机跑 tp16，一直起不来。机器上有 bond0、docker0、eth0、ib0 好几块网卡。
+python3 -m sglang.launch_server --model-path /data/Qwen-32B --device musa --tp 16 --nnodes 2 --node-rank 1 --dist-init-addr 10.20.1.11:5000
+[2025-11-02 11:02:40 TP8] Init torch distributed begin.
+mt-node2:3411:3411 [0] MCCL INFO Bootstrap : Using docker0:172.17.0.1<0>
+mt-node2:3411:3411 [0] MCCL WARN Bootstrap : no socket interface found
+RuntimeError: MCCL error in: /home/torch_musa/csrc/distributed/ProcessGroupMCCL.cpp:1691, remote process exited or there was a network error, MCCL version 2.11.4
+"""
+
+
+def test_a_line_printed_with_a_space_before_its_colon_is_the_same_line(assistant):
+    answer = assistant.answer(MCCL_BOOTSTRAP)
+    assert answer.outcome == "fix" and answer.matches[0].id == "musa-mccl-socket-ifname"
+
+
+MAIN_GUARD = """\
+  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/entrypoints/engine.py", line 708, in _launch_subprocesses
+    proc.start()
+  File "/usr/lib/python3.10/multiprocessing/spawn.py", line 134, in _check_not_importing_main
+    raise RuntimeError('''
+RuntimeError: 
+        An attempt has been made to start a new process before the
+        current process has finished its bootstrapping phase.
+
+        This probably means that you are not using fork to start your
+        child processes and you have forgotten to use the proper idiom
+        in the main module:
+"""
+
+
+def test_an_exception_whose_message_starts_on_the_next_line_is_read_whole(assistant):
+    first = analyze(MAIN_GUARD).errors[0].text
+    assert first.startswith("RuntimeError: An attempt has been made to start a new process before the current")
+    answer = assistant.answer(MAIN_GUARD)
+    assert answer.outcome == "fix" and answer.matches[0].id == "engine-script-missing-main-guard"
+
+
+def test_an_entry_about_another_setup_gives_way_to_the_next_that_fits(assistant):
+    """The several-nodes entry is ruled out on one node: the single-node serving entry is the lead."""
+    log = (Path(__file__).parent / "data" / "nccl-watchdog-one-node-serving.log").read_text()
+    answer = assistant.answer(log)
+    assert answer.outcome == "lead" and answer.matches[0].id == "nccl-watchdog-timeout-while-serving"
