@@ -32,7 +32,8 @@ SAID_STARTUP_RE = re.compile(
     r"\b(?:during|at) (?:server )?start-?up\b|"
     r"加载(?:模型|权重)?(?:到一半|时|过程中|的时候)|启动(?:时|的时候|过程中)", re.I)
 SAID_SERVING_RE = re.compile(
-    r"\bafter (?:running|serving|working) (?:fine )?for\b|\bunder (?:heavy |high )?load\b|"
+    r"\bafter (?:running|serving|working) (?:fine )?for\b|\bunder (?:heavy |high )?load\b|\bat peak load\b|"
+    r"\b(?:been )?(?:up|running|serving(?: traffic)?)(?: fine)? for (?:~|about |over |nearly )?\d+ ?(?:hours?|hrs?|days?)\b|"
     r"\bafter (?:\d+|a few|several|many) (?:hours|days|requests)\b|运行一段时间后|跑了一段时间|服务一段时间后", re.I)
 MAX_LINES = 5000
 WORDS = {"startup": "while the server starts (before it served)", "serving": "after the server had been serving"}
