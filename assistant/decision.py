@@ -357,11 +357,8 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     # a client's or Ray's relay of the error (`ray.exceptions.RayTaskError(KeyError): ...`) is not where it arose
     roots = [e.text for e in analysis.errors
              if e.kind in ROOT_KINDS and not relayed(e.text) and not RESOLVER_RE.search(e.text)][:3]
-    if roots and "out of memory" in kinds_in(roots[0]):
-        # memory runs out wherever the next allocation happens to be (an FP8 linear, the logits),
-        # and the peers' NCCL timeouts that follow are its consequence: only what the error line
-        # itself names (DeepEP's buffer, flashinfer's workspace) says where it failed
-        return frozenset(components_in(MODEL_REPO_RE.sub(" ", roots[0])))
+    if roots and _out_of_memory(roots[0]):
+        roots = roots[:1]   # the peers' NCCL timeouts after an out-of-memory are its consequence
     # a version checker's frames (`transformers/utils/versions.py` in a tool's own gate) raise for
     # whatever package the tool checks: they are not where it failed
     files = [f for f in analysis.frame_files if not VERSION_CHECKER_RE.search(f)]
@@ -374,6 +371,20 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     for text in (*(MODEL_REPO_RE.sub(" ", root) for root in roots), *frames):
         found |= components_in(text)
     return frozenset(found)
+
+
+def _out_of_memory(text: str) -> bool:
+    return "out of memory" in kinds_in(text)
+
+
+def _out_of_memory_root(analysis: Analysis) -> bool:
+    root = root_error(analysis)
+    return root is not None and _out_of_memory(root.text)
+
+
+def _oom_line_components(analysis: Analysis) -> frozenset[str]:
+    root = root_error(analysis)
+    return frozenset(components_in(MODEL_REPO_RE.sub(" ", root.text))) if root is not None else frozenset()
 
 
 # a Hugging Face model id on an error line (`solidrust/Hermes-3-Llama-3.1-8B-AWQ`, `Qwen/Qwen3-8B-FP8`)
@@ -513,8 +524,11 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
         kind = _kind_conflict(top, analysis) or feature_unused(meta, analysis) or family_conflict(meta, analysis)
         if kind:
             reasons.append(kind)
-        # with another process holding the GPU, the allocation fails wherever SGLang happens to be
-        outside = (conflicts(failing, about) if not holder_agrees(meta, analysis) and not reads_generic_line
+        # with another process holding the GPU, the allocation fails wherever SGLang happens to be;
+        # memory runs out wherever the next allocation is (an FP8 linear, the logits): only what
+        # the out-of-memory line itself names (DeepEP's buffer, a workspace) is a place it rules out
+        where = _oom_line_components(analysis) if _out_of_memory_root(analysis) else failing
+        outside = (conflicts(where, about) if not holder_agrees(meta, analysis) and not reads_generic_line
                    else frozenset())
         if outside and _specific_signatures(top) and families(specific(failing)) & families(about):
             # the entry's own specific line matched and the failure is in a component it is about:
