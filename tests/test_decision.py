@@ -591,25 +591,6 @@ def test_a_wrapper_header_ending_in_a_colon_must_explain_what_follows(assistant)
     assert any("Expected all tensors" in r and "explain" in r for r in wrapped.decision.reasons)
 
 
-CAPTURE_IMA_WITH_HINTS = """\
-Exception: Capture cuda graph failed: Triton Error [CUDA]: an illegal memory access was encountered
-Possible solutions:
-1. disable cuda graph by --disable-cuda-graph
-2. set --mem-fraction-static to a smaller value
-3. disable torch compile by not using --enable-torch-compile
-"""
-
-
-def test_a_feature_sglang_only_advises_to_turn_off_does_not_show_it_was_on(assistant):
-    """SGLang's hint list under every capture failure says to stop using torch.compile whether it
-    is on or not: that line alone must not pin the crash on torch.compile."""
-    hinted = assistant.retrieve(CAPTURE_IMA_WITH_HINTS.splitlines())
-    assert not (hinted.outcome == "fix" and hinted.hits[0].unit_id == "cuda-graph-capture-torch-compile")
-    launched = assistant.retrieve((CAPTURE_IMA_WITH_HINTS + "python -m sglang.launch_server --model-path "
-                                   "deepseek-ai/DeepSeek-V2-Lite --enable-torch-compile\n").splitlines())
-    assert launched.outcome == "fix" and launched.hits[0].unit_id == "cuda-graph-capture-torch-compile"
-
-
 def test_the_checkpoint_named_on_an_error_line_is_not_where_it_failed():
     """`...-8B-AWQ` says what the model is; the failure is in the chat-template code the line names."""
     from assistant.decision import failing_components

@@ -369,6 +369,16 @@ def test_the_flags_sglang_suggests_under_a_failure_are_not_the_users():
     assert "--enable-mla" in names   # the user's own words still count
 
 
+def test_a_feature_sglang_only_advises_to_turn_off_does_not_show_it_was_on(assistant):
+    """SGLang's hint list under every capture failure says to stop using torch.compile whether it
+    is on or not: that line alone must not pin the crash on torch.compile."""
+    hinted = assistant.retrieve(CAPTURE_HINTS_ONLY.splitlines())
+    assert not (hinted.outcome == "fix" and hinted.hits[0].unit_id == "cuda-graph-capture-torch-compile")
+    launched = assistant.retrieve((CAPTURE_HINTS_ONLY + "python -m sglang.launch_server --model-path "
+                                   "deepseek-ai/DeepSeek-V2-Lite --enable-torch-compile\n").splitlines())
+    assert launched.outcome == "fix" and launched.hits[0].unit_id == "cuda-graph-capture-torch-compile"
+
+
 # ---- round 35's trial: negations, out-of-memory frames, NCCL forks' spacing, wrapped messages ----
 
 def test_a_failure_the_user_rules_out_is_not_the_one_they_report():
