@@ -14,8 +14,6 @@ how-to question gets the related reading and the flags it is about with SGLang's
 
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass, field
 
 from assistant.case_steps import fitting_steps
@@ -28,7 +26,7 @@ from assistant.next_steps import GENERIC, QUIET_LOG_RE, for_version, steps_for
 from assistant.retrieve import Hit, Retrieval
 from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
-from assistant.text import mask
+from assistant.text import CHINESE_CHAR_RE, mask
 from assistant.trace import looks_like_sentence
 from assistant.wording import Sentence, in_language
 
@@ -111,11 +109,9 @@ def confirm_symptom(hit: Hit, chinese: bool = False) -> str | None:
     Chinese answer its first symptom written in Chinese, when it has one."""
     symptoms = [" ".join(str(s).split()) for s in hit.meta.get("symptoms") or ()]
     if chinese:
-        symptoms = [s for s in symptoms if CJK_RE.search(s)] + symptoms
+        symptoms = [s for s in symptoms if CHINESE_CHAR_RE.search(s)] + symptoms
     return symptoms[0] if symptoms else None
 
-
-CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 
 
 def where_to_look(retrieval: Retrieval) -> list[str]:
