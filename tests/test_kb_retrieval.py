@@ -11,6 +11,7 @@ from assistant.trace import analyze_lines
 from tests.conftest import REPO
 
 ENTRIES = load_entries(REPO / "kb" / "entries")
+BY_ID = {e.id: e for e in ENTRIES}
 PLATFORM_LINE = {"amd": "8x MI300X, ROCm 6.3", "musa": "MTT S4000 (Moore Threads), MUSA 4.0", "ascend": "Ascend 910B NPU, CANN 8.0"}
 OS_LINE = {"windows": "Windows 11, Python 3.11", "macos": "macOS 15 on a MacBook Pro (Apple M3)",
            "aarch64": "GH200 (aarch64), Ubuntu 24.04", "linux": "Ubuntu 20.04 (x86_64)"}
@@ -33,6 +34,13 @@ def test_entry_ranks_first_on_its_own_signatures(assistant, entry):
         query = f"{ENGINE_LINE}\n{query}"
     answer = assistant.answer(query)
     ranked = [m.id for m in answer.matches]
+    # an entry about one cause of a line a broader entry also lists (the router's breaker behind
+    # `No available workers (all circuits open or unhealthy)`) is told apart by the paste's words,
+    # not by the line: on the line alone it comes right after the entry that owns it
+    owner = BY_ID.get(ranked[0]) if ranked else None
+    if entry.signatures and owner is not None and owner.id != entry.id and set(entry.signatures) <= set(owner.signatures):
+        assert ranked[1] == entry.id, f"{entry.id}: ranked {ranked[:3]}"
+        return
     assert ranked and ranked[0] == entry.id, f"{entry.id}: ranked {ranked[:3]}"
 
 

@@ -454,21 +454,12 @@ def test_an_entry_about_another_setup_gives_way_to_the_next_that_fits(assistant)
     assert answer.outcome == "lead" and answer.matches[0].id == "nccl-watchdog-timeout-while-serving"
 
 
-MUSA_IMA_WHILE_SERVING = """\
-MTT S4000 single node, Qwen2.5-72B-Instruct tp8. Server has been up for ~6 hours serving traffic fine (no driver change), then it crashed once at peak load with a large batch.
-[2025-11-02 16:41:09 TP0] Decode batch, #running-req: 212, #token: 301442, token usage: 0.91, cuda graph: False, gen throughput (token/s): 2311.45, #queue-req: 38,
-[2025-11-02 16:41:11 TP5] Scheduler hit an exception: Traceback (most recent call last):
-  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/scheduler.py", line 1021, in event_loop_overlap
-    batch_result = self.run_batch(batch)
-RuntimeError: musa failed with an illegal memory access was encountered
-"""
-
-
 def test_a_crash_the_user_says_came_after_hours_of_serving_is_no_startup_failure(assistant):
     """The MUSA driver-config entry is about decode nodes that crash at start-up: a server that
     served for hours and crashed at peak load is not its case."""
     from assistant.phase import paste_phase
 
-    assert paste_phase(analyze(MUSA_IMA_WHILE_SERVING)) == "serving"
-    answer = assistant.answer(MUSA_IMA_WHILE_SERVING)
+    log = (Path(__file__).parent / "data" / "musa-ima-after-hours-serving.log").read_text()
+    assert paste_phase(analyze(log)) == "serving"
+    answer = assistant.answer(log)
     assert not (answer.outcome == "fix" and answer.matches[0].id == "musa-mtgpu-conf-missing")
