@@ -194,6 +194,15 @@ class Assistant:
                 progress(f"No index at {settings.index_dir}; building it from {settings.kb_dir} (once)...")
             build_index(settings)
             index = Index.load(settings.index_dir, settings.embed_model)
+        else:
+            if build_index is not None and _kb_changed_since(index, settings.kb_dir):
+                # an edited entry must answer at once: a stale index would keep answering with
+                # the old text (or miss a new entry) without a word
+                if progress:
+                    progress(f"The knowledge base at {settings.kb_dir} changed since its index was built; "
+                             "updating the index (only changed entries are embedded)...")
+                build_index(settings)
+                index = Index.load(settings.index_dir, settings.embed_model)
         encoder = query_encoder(settings.index_dir, settings.embed_model)
         return cls(Retriever(index, encoder), FlagRegistry.load(), settings, llm)
 
@@ -219,6 +228,18 @@ class Assistant:
                                      history=history, on_token=on_token)
         answer.text = render_text(answer)
         return answer
+
+
+def _kb_changed_since(index, kb_dir) -> bool:
+    """True when the KB folder's content differs from the one the index was built from. An index
+    built before the manifest kept it (or from units alone, as tests do) is not judged, nor the
+    packaged KB, whose cache folder is already named by its content."""
+    from assistant.resources import is_packaged, kb_fingerprint
+
+    if is_packaged(kb_dir):
+        return False
+    built_from = index.manifest.get("kb_content")
+    return built_from is not None and built_from != kb_fingerprint(kb_dir)
 
 
 def llm_assistant(endpoint: str | None = None, model: str | None = None, settings=None,

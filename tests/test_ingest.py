@@ -216,3 +216,21 @@ def test_onnx_query_vectors_match_sentence_transformers(small_kb, tmp_path):
     (float_only / INGEST_ONNX_FILE).unlink()
     exact = OnnxQueryEncoder(float_only).encode(texts)
     assert (exact * reference).sum(axis=1).min() > 1 - 1e-4
+
+
+def test_an_entry_added_after_the_index_was_built_answers_at_once(small_kb):
+    """An operator who adds or edits an entry in their own KB gets it on the next question, without
+    remembering `ask ingest`; the stderr line says the index was brought up to date."""
+    line = "ImportError: libnvshmem_host.so.3: cannot open shared object file"
+    first = run_ask("--no-llm", "--json", line, kb=small_kb)
+    assert first.returncode in (0, 3)
+    assert "changed since" not in first.stderr.decode()
+    source = (small_kb / "entries" / "libnuma-missing-sgl-kernel.md").read_text()
+    added = (source.replace("id: libnuma-missing-sgl-kernel", "id: nvshmem-host-library-missing")
+             .replace('"ImportError: libnuma.so.1: cannot open shared object file"', f'"{line}"'))
+    (small_kb / "entries" / "nvshmem-host-library-missing.md").write_text(added)
+    second = run_ask("--no-llm", "--json", line, kb=small_kb)
+    assert "changed since its index was built" in second.stderr.decode()
+    assert json.loads(second.stdout)["matches"][0]["id"] == "nvshmem-host-library-missing"
+    third = run_ask("--no-llm", "--json", line, kb=small_kb)   # up to date now: no second rebuild
+    assert "changed since" not in third.stderr.decode()
