@@ -242,16 +242,23 @@ def _ordered_overlap(signature: str, line: str, idf) -> float:
 _QUOTED_NAME_RE = re.compile(r"(?<![\w.])([a-z_]\w*):? '([^'\s]{1,120})'")
 # the program a shell could not find: `bash: nvcc: command not found`, `zsh: command not found: nvcc`
 _MISSING_COMMAND_RE = re.compile(r"([\w.+-]+): command not found|command not found: ([\w.+-]+)")
+# the package pip found no release of: `No matching distribution found for vllm==0.6.3`, `Could not
+# find a version that satisfies the requirement sgl-kernel>=0.3`
+_MISSING_PACKAGE_RE = re.compile(r"(?:no matching distribution found for|satisfies the requirement) "
+                                 r"([a-z0-9][a-z0-9_-]*(?:\.[a-z][a-z0-9_-]*)*)")
 
 
 @lru_cache(maxsize=8192)
 def _quoted_names(masked_line: str) -> dict[str, str]:
-    """The names a masked, lower-cased line is about: each quoted name by the word before it, and
-    the program a shell did not find."""
+    """The names a masked, lower-cased line is about: each quoted name by the word before it, the
+    program a shell did not find and the package pip found no release of."""
     names = dict(_QUOTED_NAME_RE.findall(masked_line))
     missing = _MISSING_COMMAND_RE.search(masked_line)
     if missing:
         names["command"] = missing.group(1) or missing.group(2)
+    package = _MISSING_PACKAGE_RE.search(masked_line)
+    if package:
+        names["package"] = package.group(1).replace("_", "-")
     return names
 
 
@@ -375,6 +382,18 @@ class Retriever:
         if len(rows):
             np.maximum.at(dense_unit, self.index.chunk_unit[rows], vectors @ np.asarray(vec, dtype=np.float32))
 
+    def _dense_candidates(self, vec: np.ndarray, dense_unit: np.ndarray, candidates: list[int]) -> bool:
+        """A candidate the nearest-neighbour list missed (its words made it one) gets its exact
+        cosine, not 0: a long paste close to many entries fills the list, and the entry it is
+        about would otherwise rank on its words alone."""
+        missed = [u for u in candidates if dense_unit[u] == 0 and self.index.units[u].kind != "issue"]
+        if not missed:
+            return False
+        rows = np.flatnonzero(np.isin(self.index.chunk_unit, missed))
+        vectors = np.vstack([self.index.vectors.reconstruct(int(r)) for r in rows])
+        np.maximum.at(dense_unit, self.index.chunk_unit[rows], vectors @ np.asarray(vec, dtype=np.float32))
+        return True
+
     def _idf(self, token: str) -> float:
         """Inverse document frequency over chunks; a token the index never saw counts as rare."""
         value = self._idf_cache.get(token)
@@ -447,6 +466,9 @@ class Retriever:
                 cached = token_cache[line] = frozenset(tokenize(line.lower()))
             return cached
 
+        if embedding is not None and self._dense_candidates(vec, dense_unit, candidates):
+            dense_norm = dense_unit / dense_top if dense_top > 0 else dense_unit
+            fused = dense_norm if mode == "dense" else LEXICAL_WEIGHT * lex_norm + (1 - LEXICAL_WEIGHT) * dense_norm
         query_identifiers = _identifiers_outside_commands(tokens, lines, line_tokens)
         survived = frozenset(e.masked for e in analysis.errors if e.survived) if use_trace else frozenset()
 

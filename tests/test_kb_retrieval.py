@@ -102,6 +102,18 @@ def test_a_missing_file_or_program_is_told_apart_by_its_name(assistant):
     assert _near_match("bash: sglang: command not found", "/bin/bash: line 1: sglang: command not found") > 0
 
 
+def test_a_package_pip_cannot_find_is_told_apart_by_its_name(assistant):
+    # pip finding no release of an old vllm pin of the HIP extra holds every word of pip finding
+    # no sglang 0.5.11 wheel on an old glibc; the package is what the line is about
+    _assert_not_fixed_by(assistant, "sglang-wheel-glibc-rust-protoc-build", [
+        "Installing SGLang from source with the HIP extra on 8x MI300X:",
+        'ERROR: No matching distribution found for vllm==0.6.3.post2.dev1; extra == "srt-hip"',
+    ])
+    signature = "ERROR: No matching distribution found for sglang==0.5.11"
+    assert _near_match(signature, "ERROR: No matching distribution found for vllm==0.6.3.post2.dev1") == 0
+    assert _near_match(signature, "ERROR: No matching distribution found for sglang==0.5.12") > 0
+
+
 def test_the_same_words_in_another_order_do_not_nearly_match(assistant):
     # SGLang warns both ways round: more placeholders than images (the entry's 500) and more
     # images than placeholders (images ignored, no error); a bag of words cannot tell them apart
