@@ -102,8 +102,10 @@ class CaseResult:
 
 
 def check_text(case: Case, answer: dict) -> tuple[list[list[str]], list[str]]:
-    """must_mention groups missing from, and must_not_mention strings present in, diagnosis + fix."""
-    text = (answer.get("diagnosis", "") + "\n" + "\n".join(answer.get("fix", []))).lower()
+    """must_mention groups missing from, and must_not_mention strings present in, what the answer
+    shows: diagnosis + fix, and a lead's next steps (a triage entry's steps are shown as those)."""
+    text = (answer.get("diagnosis", "") + "\n" + "\n".join(answer.get("fix", []))
+            + "\n" + "\n".join(answer.get("next_steps", []))).lower()
     missing = [list(g) for g in case.must_mention if not any(s.lower() in text for s in g)]
     forbidden = [s for s in case.must_not_mention if s.lower() in text]
     return missing, forbidden

@@ -81,8 +81,8 @@ def _expected_outcome(assistant: Assistant, case: Case) -> str:
 
 def _result(case: Case, answer, ranked: list[str], latency: float, registry, user_names,
             expected_outcome: str, retrieval=None) -> CaseResult:
-    body = {"diagnosis": answer.diagnosis, "fix": answer.fix, "warnings": answer.warnings,
-            "citations": answer.citations}
+    body = {"diagnosis": answer.diagnosis, "fix": answer.fix, "next_steps": list(answer.next_steps or ()),
+            "warnings": answer.warnings, "citations": answer.citations}
     missing, forbidden = check_text(case, body)
     confidence = getattr(answer, "confidence", None)
     if confidence is None and retrieval is not None:
