@@ -8,8 +8,6 @@ from tests.conftest import REPO, run_ask
 
 # The error messages of the three seed documents, as operators paste them.
 SEED_TRACES = {
-    "detokenizer-health-check-failed": "[2025-10-15 10:47:27] Health check failed. Server couldn't get a response "
-        "from detokenizer for last 20 seconds. tic start time: 10:47:07. last_heartbeat time: 09:44:42",
     "router-worker-startup-timeout": "Router 显示 Timeout 600s waiting for workers [http://10.202.5.87:30000] to become healthy",
     "musa-mtgpu-conf-missing": "decode节点启动报错\nmusa failed with an illegal memory access was encountered\n"
         "Fatal Python error: Segmentation fault",
@@ -61,6 +59,18 @@ def test_a_consequence_line_is_a_lead_whose_steps_find_the_real_error(kb_dir):
     assert out["outcome"] == "lead" and out["abstained"] is True
     assert out["matches"][0]["id"] == "scheduler-sigquit-terminated"
     assert out["answer"]["fix"] == [] and out["next_steps"][0].startswith("Find the first exception")
+
+
+def test_a_failed_health_check_is_a_lead_whose_steps_find_what_the_scheduler_was_doing(kb_dir):
+    # the probe got nothing back through the scheduler: hung, crashed or busy, which the line does
+    # not say; the seed documents' trace gets the entry named and its steps as next steps, no fix
+    trace = ("[2025-10-15 10:47:27] Health check failed. Server couldn't get a response from detokenizer for "
+             "last 20 seconds. tic start time: 10:47:07. last_heartbeat time: 09:44:42")
+    result = run_ask("--json", trace, kb=kb_dir)
+    assert result.returncode == 3, result.stderr.decode()
+    out = json.loads(result.stdout)
+    assert out["outcome"] == "lead" and out["matches"][0]["id"] == "detokenizer-health-check-failed"
+    assert out["answer"]["fix"] == [] and out["next_steps"][0].startswith("Read the scheduler log before")
 
 
 NODE1_404 = """\
