@@ -377,14 +377,13 @@ def _out_of_memory(text: str) -> bool:
     return "out of memory" in kinds_in(text)
 
 
-def _out_of_memory_root(analysis: Analysis) -> bool:
+def _oom_line_components(analysis: Analysis) -> frozenset[str] | None:
+    """What an out-of-memory root line itself names (DeepEP's buffer, a workspace); None when the
+    root error is no out-of-memory."""
     root = root_error(analysis)
-    return root is not None and _out_of_memory(root.text)
-
-
-def _oom_line_components(analysis: Analysis) -> frozenset[str]:
-    root = root_error(analysis)
-    return frozenset(components_in(MODEL_REPO_RE.sub(" ", root.text))) if root is not None else frozenset()
+    if root is None or not _out_of_memory(root.text):
+        return None
+    return frozenset(components_in(MODEL_REPO_RE.sub(" ", root.text)))
 
 
 # a Hugging Face model id on an error line (`solidrust/Hermes-3-Llama-3.1-8B-AWQ`, `Qwen/Qwen3-8B-FP8`)
@@ -527,7 +526,8 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
         # with another process holding the GPU, the allocation fails wherever SGLang happens to be;
         # memory runs out wherever the next allocation is (an FP8 linear, the logits): only what
         # the out-of-memory line itself names (DeepEP's buffer, a workspace) is a place it rules out
-        where = _oom_line_components(analysis) if _out_of_memory_root(analysis) else failing
+        where = _oom_line_components(analysis)
+        where = failing if where is None else where
         outside = (conflicts(where, about) if not holder_agrees(meta, analysis) and not reads_generic_line
                    else frozenset())
         if outside and _specific_signatures(top) and families(specific(failing)) & families(about):

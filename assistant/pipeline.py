@@ -195,9 +195,9 @@ class Assistant:
             build_index(settings)
             index = Index.load(settings.index_dir, settings.embed_model)
         else:
+            # an edited entry must answer at once: a stale index would keep answering with the old
+            # text (or miss a new entry) without a word
             if build_index is not None and _kb_changed_since(index, settings.kb_dir):
-                # an edited entry must answer at once: a stale index would keep answering with
-                # the old text (or miss a new entry) without a word
                 if progress:
                     progress(f"The knowledge base at {settings.kb_dir} changed since its index was built; "
                              "updating the index (only changed entries are embedded)...")
@@ -231,15 +231,13 @@ class Assistant:
 
 
 def _kb_changed_since(index, kb_dir) -> bool:
-    """True when the KB folder's content differs from the one the index was built from. An index
-    built before the manifest kept it (or from units alone, as tests do) is not judged, nor the
-    packaged KB, whose cache folder is already named by its content."""
-    from assistant.resources import is_packaged, kb_fingerprint
+    """True when a file of the KB folder was added, removed or rewritten since the index was built.
+    An index built before the manifest kept its stamp (or from units alone, as tests do) is not
+    judged, nor the packaged KB, whose cache folder is already named by its content."""
+    from assistant.resources import is_packaged, kb_stamp
 
-    if is_packaged(kb_dir):
-        return False
-    built_from = index.manifest.get("kb_content")
-    return built_from is not None and built_from != kb_fingerprint(kb_dir)
+    built_from = index.manifest.get("kb_stamp")
+    return built_from is not None and not is_packaged(kb_dir) and built_from != kb_stamp(kb_dir)
 
 
 def llm_assistant(endpoint: str | None = None, model: str | None = None, settings=None,

@@ -95,6 +95,30 @@ def kb_fingerprint(kb_dir: Path) -> str:
     return digest.hexdigest()[:12]
 
 
+def kb_stamp(kb_dir: Path) -> str:
+    """A short hash of the names, sizes and modification times of the files the index is built
+    from: read on every question of an editable KB, so it stats the files (a few ms) where
+    `kb_fingerprint` reads them all."""
+    rows: list[str] = []
+    for folder in INDEXED_FOLDERS:
+        root = os.path.join(kb_dir, folder)
+        if os.path.isdir(root):
+            rows += _file_stats(root, str(kb_dir))
+    return hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()[:12]
+
+
+def _file_stats(folder: str, base: str) -> list[str]:
+    rows = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                rows += _file_stats(entry.path, base)
+            elif entry.is_file():
+                stat = entry.stat()
+                rows.append(f"{os.path.relpath(entry.path, base)}\0{stat.st_size}\0{stat.st_mtime_ns}")
+    return rows
+
+
 def cache_root() -> Path:
     """The per-user cache folder (~/.cache/sglang-ask on Linux)."""
     import platformdirs

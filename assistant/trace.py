@@ -324,8 +324,8 @@ class _State:
     thread_stack_at: int | None = None
     skipped_debug: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     # `RuntimeError:` with its message on the indented lines below (multiprocessing's bootstrapping
-    # error): the header, its kind and the message lines read so far
-    open_message: tuple[str, str, list[str]] | None = None
+    # error): the header and the message lines read so far
+    open_message: tuple[str, list[str]] | None = None
 
 
 def _job_status(text: str, st: _State) -> bool:
@@ -357,11 +357,11 @@ def _feed(raw: str, st: _State) -> None:
     if line.lstrip().startswith(">"):
         line = QUOTE_MARK_RE.sub("", line)   # a log quoted in Markdown ("> ModuleNotFoundError: ...")
     if st.open_message is not None:
-        if line[:1] in (" ", "\t") and line.strip() and len(st.open_message[2]) < MESSAGE_LINES:
-            st.open_message[2].append(line.strip())
+        if line[:1] in (" ", "\t") and line.strip() and len(st.open_message[1]) < MESSAGE_LINES:
+            st.open_message[1].append(line.strip())
             _remember(st, mask(line.strip()), line.strip())
             return
-        if line.strip() or st.open_message[2]:
+        if line.strip() or st.open_message[1]:
             _close_message(st)
     if not line.strip():
         st.last_was_prose = False  # a blank line ends the user's paragraph
@@ -549,7 +549,7 @@ def _feed(raw: str, st: _State) -> None:
     if kind == "exception" and LOCATION_HEADER_RE.match(text):
         kind = "consequence"   # triton prints the source excerpt, then the error, below this header
     if kind == "exception" and EMPTY_MESSAGE_RE.match(text):
-        st.open_message = (text.rstrip(), kind, [])   # its message follows on the lines below
+        st.open_message = (text.rstrip(), [])   # its message follows on the lines below
         return
     inner = WRAPPER_RE.match(text)
     if inner and inner.group(1).strip():
@@ -565,9 +565,9 @@ MESSAGE_LINES = 4   # of such a message: its first sentence is what identifies i
 
 
 def _close_message(st: _State) -> None:
-    header, kind, lines = st.open_message
+    header, lines = st.open_message
     st.open_message = None
-    _add_error(st, (header + " " + " ".join(lines))[:MAX_LINE].strip(), kind)
+    _add_error(st, (header + " " + " ".join(lines))[:MAX_LINE].strip(), "exception")
 
 
 _DIGITS_TO_FIVE = bytes.maketrans(b"0123456789", b"5555555555")

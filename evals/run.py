@@ -81,7 +81,7 @@ def _expected_outcome(assistant: Assistant, case: Case) -> str:
 
 def _result(case: Case, answer, ranked: list[str], latency: float, registry, user_names,
             expected_outcome: str, retrieval=None) -> CaseResult:
-    body = {"diagnosis": answer.diagnosis, "fix": answer.fix, "next_steps": list(answer.next_steps or ()),
+    body = {"diagnosis": answer.diagnosis, "fix": answer.fix, "next_steps": answer.next_steps,
             "warnings": answer.warnings, "citations": answer.citations}
     missing, forbidden = check_text(case, body)
     confidence = getattr(answer, "confidence", None)

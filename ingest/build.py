@@ -145,22 +145,22 @@ def _file_stamps(folder: Path) -> dict[str, list[int]] | None:
 
 
 def _unchanged(index_dir: Path, old_manifest: dict, model: str, records: list[dict], builder: str,
-               kb_content: str | None) -> bool:
+               kb_stamp: str | None) -> bool:
     """The index at `index_dir` was built by this code from exactly these units (a unit's hash
-    covers its chunks, in order) and this KB content, and none of its files was removed or
-    rewritten since (a corrupt file is rebuilt): nothing to do."""
+    covers its chunks, in order) and KB files, and none of its files was removed or rewritten
+    since (a corrupt file is rebuilt): nothing to do."""
     return (old_manifest.get("format") == FORMAT_VERSION and old_manifest.get("model") == model
-            and old_manifest.get("kb_content") == kb_content
+            and old_manifest.get("kb_stamp") == kb_stamp
             and list(old_manifest.get("units", {}).items()) == [(r["id"], r["hash"]) for r in records]
             and old_manifest.get("builder") == builder
             and old_manifest.get("files") is not None and _file_stamps(index_dir) == old_manifest["files"])
 
 
 def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool = True,
-                encoder=None, kb_content: str | None = None) -> BuildStats:
+                encoder=None, kb_stamp: str | None = None) -> BuildStats:
     """Write the index for `units` at `index_dir`, reusing vectors of unchanged chunks; an index
-    built by this code from the same units is left as it is. `kb_content` (the KB folder's
-    fingerprint) is kept in the manifest, so that a query can tell the KB changed since."""
+    built by this code from the same units is left as it is. `kb_stamp` (`assistant.resources.
+    kb_stamp` of the KB folder) is kept in the manifest, so that a query can tell the KB changed since."""
     started = time.perf_counter()
     index_dir = Path(index_dir)
     index_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -188,7 +188,7 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
                         "hash": unit.content_hash()})
     builder = _builder_fingerprint()
     removed = len(set(old_manifest.get("units", {})) - seen_ids)
-    if _unchanged(index_dir, old_manifest, model, records, builder, kb_content):
+    if _unchanged(index_dir, old_manifest, model, records, builder, kb_stamp):
         _Checkpoint(index_dir).remove()
         return BuildStats(units=len(records), chunks=len(texts), embedded=0, reused=len(texts),
                           seconds=time.perf_counter() - started, embed_seconds=0.0, removed_units=removed)
@@ -258,7 +258,7 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
             "format": FORMAT_VERSION, "model": model, "dim": dim, "onnx": onnx,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"), "chunks": len(texts),
             "units": {r["id"]: r["hash"] for r in records},
-            "builder": builder, "files": _file_stamps(tmp), "kb_content": kb_content,
+            "builder": builder, "files": _file_stamps(tmp), "kb_stamp": kb_stamp,
         }
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1))
         _swap_in(tmp, index_dir)

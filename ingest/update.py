@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assistant.config import Settings
-from assistant.resources import kb_fingerprint
+from assistant.resources import kb_stamp
 from ingest import collect_units
 from ingest.build import BuildStats, build_index
 
@@ -18,7 +18,7 @@ def ingest_kb(settings: Settings, doc_dirs: list[Path] | None = None, progress: 
     dirs += _remembered_doc_dirs(settings)
     units = collect_units(settings.entries_dir, dirs, extra=list(extra_units) + _github_units(settings))
     stats = build_index(settings.index_dir, units, settings.embed_model, progress=progress,
-                        kb_content=kb_fingerprint(settings.kb_dir))
+                        kb_stamp=kb_stamp(settings.kb_dir))
     _remember_doc_dirs(settings, doc_dirs or [])
     return stats
 
