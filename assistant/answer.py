@@ -94,6 +94,7 @@ class Answer:
     question: bool = False                                   # a how-to question, not an error
     failing_components: list[str] = field(default_factory=list)   # where the user's error arises
     failing_module: str | None = None                        # module of the innermost frame
+    failing_function: str | None = None                      # ... and its function
     named_class: tuple[str, str] | None = None   # (class, module) an unknown/lead paste names, no traceback
     confirm_if: list[str] = field(default_factory=list)     # lines that would confirm a lead
     explanation: str | None = None   # the model's reading of the root error: not from the KB
@@ -149,6 +150,7 @@ class Answer:
             "question": self.question,
             "failing_components": self.failing_components,
             "failing_module": self.failing_module,
+            "failing_function": self.failing_function,
             "named_class": ({"class": self.named_class[0], "module": self.named_class[1]}
                             if self.named_class else None),
             "confirm_if": self.confirm_if,
@@ -302,7 +304,8 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
                       next_steps=known.next_steps, similar_issues=similar, primary_error=primary,
                       outcome=known.outcome, reasons=known.reasons, question=known.question,
                       failing_components=known.failing_components,
-                      failing_module=known.failing_module, confirm_if=known.confirm_if,
+                      failing_module=known.failing_module, failing_function=known.failing_function,
+                      confirm_if=known.confirm_if,
                       named_class=known.named_class, flags=known.flags)
 
     top = retrieval.hits[0]

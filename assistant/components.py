@@ -73,7 +73,10 @@ COMPONENTS: tuple[Component, ...] = (
     _c("llguidance", r"llguidance", family="grammar"),
     _c("transformers", r"[/\\]transformers[/\\]|\btransformers\b|AutoConfig|AutoTokenizer|PreTrainedTokenizer",
        in_words=False),
-    _c("tokenizer", r"tokeniz|chat[_ ]template|jinja", family="tokenizer", in_words=False),
+    # not SGLang's own processes named after it (tokenizer_manager.py, detokenizer_manager.py,
+    # tokenizer_communicator_mixin.py): requests fail there for every kind of reason
+    _c("tokenizer", r"tokeniz(?!er_manager|er_communicator)|chat[_ ]template|jinja", family="tokenizer",
+       in_words=False),
     _c("vllm", r"\bvllm\b", family="vllm", in_words=False),
     _c("router", r"sglang[_-]router|sgl[_-]router|sgl-model-gateway|model_gateway|\breqwest\b|\bhyper::"),
     _c("ray", r"\bray\b[/\\.]|\bray\.|raylet", in_words=False),

@@ -62,6 +62,12 @@ SIGNATURE_OK = 0.6
 # 0 in 7 on the real held-out reports. Re-set on the dev splits only: at 1.35, 12 fewer right
 # fixes and 19 fewer wrong ones (+4 decisions); below the bar the entry is still named, as a lead
 EVIDENCE_OK = 1.35
+# A report in words only (no log) that reads like an entry whose failure prints known lines, none
+# of which the report shows: the words must agree more clearly than EVIDENCE_OK. Set on reports no
+# entry was written from (real/dev28 against the KB before its round), such fixes were right 2
+# times in 10, and all 8 wrong ones were below 1.55; the bar makes the rest leads that name the
+# entry and the line that would confirm it
+WORDS_ALONE_OK = 1.55
 COVERAGE_WEIGHT = 0.5
 SIGNATURE_COVERAGE_WEIGHT = 0.5
 # below EVIDENCE_OK but this close, with no matched line: still a lead worth naming. On the dev
@@ -274,6 +280,9 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         # other hardware, another library's frames): the user rules it out faster
         against = _against(top, analysis, failing)
         reasons += against.reasons
+        if (not reasons and home is None and not top.meta.get("diagnosis")
+                and evidence_level < WORDS_ALONE_OK and _words_alone(top, analysis)):
+            reasons.append(WORDS_ALONE_REASON)
         if not reasons and top.meta.get("diagnosis"):
             diagnosis = True
             reasons.append(DIAGNOSIS_REASON if analysis.errors else SYMPTOM_DIAGNOSIS_REASON)
@@ -361,8 +370,9 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
         roots = roots[:1]   # the peers' NCCL timeouts after an out-of-memory are its consequence
     # a version checker's frames (`transformers/utils/versions.py` in a tool's own gate) raise for
     # whatever package the tool checks: they are not where it failed
-    files = [f for f in analysis.frame_files if not VERSION_CHECKER_RE.search(f)]
-    frames = [*files[-4:], *analysis.frames[-4:], *analysis.native_lines[:12]]
+    inner_files, inner_functions = analysis.innermost(12)
+    files = [f for f in inner_files if not VERSION_CHECKER_RE.search(f)]
+    frames = [*files[-4:], *inner_functions[-4:], *analysis.native_lines[:12]]
     if any(BUILD_FAILED_RE.search(e.text) for e in analysis.errors[:5]):
         # a failed JIT or source build fails where the source it compiles lives
         # (`nvcc ... -c /root/.cache/flashinfer/generated/.../batch_prefill.cu`)
@@ -817,6 +827,17 @@ def _unexplained_wrapped_message(top) -> str | None:
     return None
 
 
+WORDS_ALONE_REASON = Sentence(
+    "Your report describes the problem in words only, and none of this entry's error lines, which would "
+    "confirm it, is in what you pasted.",
+    "你的报告只用文字描述了问题，而能确认这个条目的错误行，一行也不在你贴的内容里。")
+
+
+def _words_alone(top, analysis: Analysis) -> bool:
+    """The paste is words, not log, and none of the entry's own lines is in it."""
+    return top.signature < SIGNATURE_OK and bool(top.meta.get("signatures")) and not _has_log(analysis)
+
+
 def _has_log(analysis: Analysis) -> bool:
     """The paste holds log output (an error line, a traceback, a native backtrace), not only the
     user's description of it."""
@@ -973,8 +994,8 @@ FRAME_PARTS_RE = re.compile(r'^\s*File "([^"]+)", line \d+,? in (\S+)')
 def _among_innermost_frames(line: str, analysis: Analysis) -> bool:
     """The frame line is one of the failing traceback's innermost frames (its file and function)."""
     parts = FRAME_PARTS_RE.match(line)
-    return bool(parts) and parts.group(1) in analysis.frame_files[-INNERMOST_FRAMES:] \
-        and parts.group(2) in analysis.frames[-INNERMOST_FRAMES:]
+    files, functions = analysis.innermost(INNERMOST_FRAMES)
+    return bool(parts) and parts.group(1) in files and parts.group(2) in functions
 
 
 RAISED_AT_LINES = 3   # the innermost frame, its source line, a caret line: then the error
@@ -1019,7 +1040,7 @@ def declared_symbol_line(meta: dict, analysis: Analysis) -> str | None:
         return None
     if history.user_version_fits():
         return None   # the user's release has what the caller wants: another copy is loaded
-    files = [f for f in analysis.frame_files if not VERSION_CHECKER_RE.search(f)]
+    files = [f for f in analysis.innermost(12)[0] if not VERSION_CHECKER_RE.search(f)]
     if not files or module_of(files[-1]) is not None:
         return None   # no caller shown, or the innermost frame is SGLang's own code
     return root.masked

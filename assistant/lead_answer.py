@@ -41,6 +41,7 @@ class NotConfirmed:
     question: bool
     failing_components: list[str]
     failing_module: str | None
+    failing_function: str | None = None   # the innermost frame's function (`_handle_abort_req`)
     confirm_if: list[str] = field(default_factory=list)
     named_class: tuple[str, str] | None = None   # (class, module) the paste names, with no traceback
     flags: list[FlagReference] = field(default_factory=list)   # a question's flags, with their help
@@ -60,15 +61,20 @@ PASS_THROUGH_MODULES = frozenset({
 })
 
 
-def innermost_module(frame_files) -> str | None:
-    """The dotted module of the innermost traceback frame (`acme_plugin.hooks`), or its path when
-    it is not inside an installed package or an SGLang checkout; a pass-through wrapper frame
-    (`torch.utils._contextlib`) gives way to the frame that called it."""
-    modules = [_module_of(path) for path in frame_files]
-    for module in reversed(modules):
+def innermost_frame(sites) -> tuple[str | None, str | None]:
+    """(module, function) of the innermost traceback frame (`acme_plugin.hooks`, `on_batch`); the
+    module is the file's path when it is not inside an installed package or an SGLang checkout; a
+    pass-through wrapper frame (`torch.utils._contextlib`) gives way to the frame that called it.
+    `sites` are (file, function) pairs, innermost last."""
+    frames = [(_module_of(path), function) for path, function in sites]
+    for module, function in reversed(frames):
         if module not in PASS_THROUGH_MODULES:
-            return module
-    return modules[-1] if modules else None
+            return module, _function_name(function)
+    return (frames[-1][0], _function_name(frames[-1][1])) if frames else (None, None)
+
+
+def _function_name(function: str) -> str | None:
+    return None if function.startswith("<") else function   # `<module>`, `<lambda>`: no name to search for
 
 
 def _module_of(path: str) -> str:
@@ -196,7 +202,8 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
     version = analysis.environment.sglang_version
     outcome = LEAD if decision.outcome == LEAD and retrieval.hits and matches else UNKNOWN
     components = where_to_look(retrieval)
-    module = innermost_module(analysis.frame_files)
+    module, function = innermost_frame(analysis.failure_sites
+                                       or tuple(zip(analysis.frame_files, analysis.frames)))
     quiet_log = not analysis.errors and bool(QUIET_LOG_RE.search(analysis.question))
     named = None
     if module is None and not decision.question:
@@ -216,6 +223,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         components = said[:NAMED_COMPONENTS] + components
     known = dict(reasons=[in_language(reason, language) for reason in decision.reasons], question=decision.question,
                  failing_components=list(decision.failing_components), failing_module=module,
+                 failing_function=function if module else None,
                  named_class=named)
     if decision.question:
         known["flags"] = flags_for_question(analysis.question, registry, version)

@@ -29,7 +29,7 @@ import gzip
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -55,6 +55,8 @@ LIBRARY_DIR = re.compile(r"/(vllm|transformers|torch|triton|flashinfer|tensorrt_
 EXCEPTION_LINE = re.compile(r"(?:^|\s)((?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit|Interrupt))(?::\s|:?\s*$)")
 # How a new log record or traceback part starts: "[2025-...", "(Worker pid=1)", "E0414 03:56:41", "INFO ..."
 RECORD_START = re.compile(r"^\s*(?:\[|\(|\d{4}-\d\d-\d\d|[EWIF]\d{4} |[A-Z]{4,8}\b|Traceback|\^|```)")
+# a bare AssertionError with the assert's source the trace reader put after it (assistant.trace)
+ASSERT_SOURCE = re.compile(r"^\s*AssertionError: assert\s+(.+?)\s*$")
 MAX_WRAPPED_LINES = 2  # following lines a wrapped message may continue on
 CHAINED = re.compile(r"During handling of the above exception|The above exception was the direct cause")
 QUOTES_TO_SPACE = str.maketrans({quote: " " for quote in "'\"`\u2018\u2019\u201c\u201d"})
@@ -789,19 +791,25 @@ def _bare_assert_origin(registry: ErrorRegistry, paste: _Paste, version: str | N
     for number in range(len(paste.lines) - 1, -1, -1):
         line = paste.lines[number]
         exception = EXCEPTION_LINE.search(line)
-        if not exception or line[exception.end():].strip():
+        stated = ASSERT_SOURCE.match(line)   # the trace reader names the assert from its source line
+        if not exception or (line[exception.end():].strip() and not stated):
             continue
         frames = paste.traceback_of(number)
         if frames and frames[-1].path:
             path, function = frames[-1].path, frames[-1].function
             site = registry.site_in(path, function) if "Assert" in line else None
             if site is not None:
-                return registry.origin(site, line.strip(), version, 0)
+                found = registry.origin(site, line.strip(), version, 0)
+                # the registry keeps one bare assert per function: its condition may be another
+                # assert's, while the user's traceback shows which one failed
+                return replace(found, condition=stated.group(1), context=stated.group(0).strip(), line=0) \
+                    if stated else found
             root = path.split("/")[0]
             return Origin(is_sglang=True, package=SGLANG_PACKAGES[root], matched_line=line.strip(),
                           module=path[:-3].replace("/", ".").removesuffix(".__init__"), path=path,
                           function=registry.qualified_function(function), kind="assert" if "Assert" in line else "raise",
-                          exception=exception.group(1).split(".")[-1], user_version=version)
+                          exception=exception.group(1).split(".")[-1], user_version=version,
+                          condition=stated.group(1) if stated else "")
         return None
     return None
 

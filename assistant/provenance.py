@@ -49,7 +49,7 @@ def root_error_lines(analysis: Analysis) -> list[str]:
         roots = [e.text for e in errors][:MAX_ROOT_LINES] or _exception_prose(analysis)
     if not roots:
         return []
-    frames = [f'  File "{path}", line 1, in <frame>' for path in analysis.frame_files]
+    frames = [f'  File "{path}", line 1, in {function}' for path, function in analysis.failure_sites]
     return frames + roots
 
 
@@ -242,7 +242,7 @@ def origin_lines(origin: Origin, language: str = "en") -> list[str]:
                               "changed, or the log is from another release than the one detected",
                               f"你的 SGLang {origin.user_version} 没有一字不差的这条报错：要么文字改过，"
                               "要么日志来自另一个版本，而不是检测到的这个"))
-    elif origin.package == "sglang":
+    elif origin.package == "sglang" and not origin.user_version:
         lines.append(Sentence("your SGLang version is not in the paste (add `python3 -m sglang.check_env`)",
                               "你贴的内容里没有 SGLang 版本（请附上 `python3 -m sglang.check_env` 的输出）"))
     if origin.alternatives:

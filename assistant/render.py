@@ -42,7 +42,8 @@ def where_line(answer: Answer) -> str:
     if answer.failing_components:
         parts.append(", ".join(answer.failing_components))
     if answer.failing_module:
-        parts.append(f"{answer.label('innermost_frame')} {answer.failing_module}")
+        parts.append(f"{answer.label('innermost_frame')} {answer.failing_module}"
+                     + (f", {answer.failing_function}()" if answer.failing_function else ""))
     if answer.named_class:
         parts.append(f"{answer.named_class[0]} {answer.label('named_in_paste')} {answer.named_class[1]}")
     return "; ".join(parts)

@@ -117,6 +117,8 @@ INFO_HINT_RE = re.compile(
 # a traceback chained to the one before it: its exception was raised while handling (or from) that one
 CHAINED_MARKERS = ("During handling of the above", "The above exception was the direct cause")
 MAX_CHAIN_LINES = 200   # chained-exception markers kept (a log of many retries repeats them)
+# the markers Python 3.11+ prints under a frame's source line (`~~~~~^^^^^^`)
+POSITION_MARKER_RE = re.compile(r"^[~^][~^ ]*$")
 LOOSE_FLAGS_RE = re.compile(r"^(?:\S+\s+)?--[a-z][\w-]+(?:\s+\S+)?(?:\s+--[a-z][\w-]+(?:\s+[^-\s]\S*)?)+\s*$")
 @dataclass(frozen=True)
 class ErrorLine:
@@ -150,6 +152,9 @@ class Analysis:
     mentions_sglang: bool = False
     plain_lines: tuple[str, ...] = ()  # the first distinct non-error lines (a fallback query)
     frame_files: tuple[str, ...] = ()   # file paths of the first traceback's frames, innermost last
+    # (file, function) of the failing traceback's frames, innermost last: frames and frame_files
+    # drop repeats each on its own, so only these pairs say which function ran in which file
+    failure_sites: tuple[tuple[str, str], ...] = ()
     sglang_frames: tuple[tuple[str, str], ...] = ()  # (file, function) of SGLang frames: date the release
     native_lines: tuple[str, ...] = ()  # native backtrace lines (`libucs.so(ucs_handle_error+0x2dc)`)
     source_lines: frozenset = frozenset()   # masked lines that are a traceback frame's source code
@@ -158,6 +163,22 @@ class Analysis:
     # line numbers of "During handling of the above exception" / "The above exception was the direct
     # cause": an exception after one was raised while handling (or from) the one before it
     chain_lines: tuple[int, ...] = ()
+
+    def innermost(self, count: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The failing traceback's `count` innermost distinct files and functions, innermost last.
+        (frames and frame_files keep a name where it first appears, so a file the call passed
+        through on its way in, `tokenizer_manager.py` above `utils.py` above it again, would look
+        outer than it is.)"""
+        files: list[str] = []
+        functions: list[str] = []
+        for path, function in reversed(self.failure_sites):
+            if len(files) < count and path not in files:
+                files.insert(0, path)
+            if len(functions) < count and function not in functions:
+                functions.insert(0, function)
+        if not self.failure_sites:
+            return self.frame_files[-count:], self.frames[-count:]
+        return tuple(files), tuple(functions)
 
     @property
     def primary(self) -> ErrorLine | None:
@@ -410,6 +431,8 @@ def _feed(raw: str, st: _State) -> None:
     text_shape = shape[end:].strip()
     if end and line[:end].strip():
         st.log_lines += 1
+    if text[:1] in "^~" and POSITION_MARKER_RE.match(text):
+        return   # Python 3.11's markers under a frame's source: the assert above them still fails
     if (len(text) < 40 or "  " in text or "dumped) " in text) and _job_status(text, st):
         return
     # cheap substring tests first: the regexes behind them run on every line of a 200 MB log
@@ -497,6 +520,12 @@ def _feed(raw: str, st: _State) -> None:
     if frame:
         st.last_assert = None
         path, function = frame
+        if st.thread_stack_at is None and not st.in_traceback:
+            # a paste cut above its `Traceback (most recent call last):` header: the frames still
+            # open a traceback, which its exception line closes, so a second one (the next rank's,
+            # the scheduler's re-raise) is not read as more of the first
+            st.in_traceback = True
+            st.tb_frames, st.tb_files = [], []
         if "sglang" in path and len(st.sglang_frames) < MAX_SGLANG_FRAMES:
             st.sglang_frames[(path, function)] = None
         if st.thread_stack_at is not None:
@@ -811,6 +840,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         errors=errors,
         frames=tuple(dict.fromkeys(frames))[-12:],
         frame_files=tuple(dict.fromkeys(frame_files))[-12:],
+        failure_sites=tuple(zip(frame_files, frames))[-12:],
         sglang_frames=tuple(st.sglang_frames),
         native_lines=tuple(st.native),
         source_lines=frozenset(st.source_lines),

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from assistant.answer import compose_extractive
 from assistant.decision import FIX, Decision
-from assistant.kb import parse_entry, translation_mismatches
+from assistant.kb import load_entries, parse_entry, translation_mismatches
 from assistant.retrieve import Hit, Retrieval
 from assistant.text import CHINESE_CHAR_RE
 from assistant.trace import analyze
-from tests.conftest import run_ask
+from tests.conftest import REPO, run_ask
 
 
 ENTRY = Path(__file__).resolve().parents[1] / "kb" / "entries" / "port-already-in-use.md"
@@ -69,6 +69,14 @@ def test_a_translation_that_drops_a_flag_or_version_is_a_kb_problem():
     problems = translation_mismatches(broken)
     assert problems and "fix step 1 text_zh lacks what its English text states" in problems[0]
     assert translation_mismatches(replace(entry, cause_zh="English only")) == ["cause_zh has no Chinese in it"]
+
+
+def test_every_shipped_entry_gives_a_chinese_reader_its_cause_and_every_step_in_chinese():
+    # a step left in English reads as a gap in the answer; `ask kb check` judges what is there
+    entries = load_entries(REPO / "kb" / "entries")
+    untranslated = [f"{e.id} step {n}" for e in entries for n, step in enumerate(e.fix, 1) if not step.text_zh]
+    assert not untranslated, untranslated[:5]
+    assert all(e.title_zh and e.cause_zh for e in entries)
 
 
 def test_the_language_setting_is_checked_on_the_command_line(kb_dir):

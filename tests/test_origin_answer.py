@@ -69,6 +69,34 @@ def test_unknown_problem_opens_with_the_emitting_code(kb_dir):
     assert "when: ver != 3" in text
 
 
+# A log copied from the middle of a traceback (no `Traceback ...` header), with Python 3.11's
+# markers under each source line, then the scheduler's own re-raise cut off after one frame.
+CUT_ASSERT = """SGLang 0.5.3, AWQ MoE checkpoint, fails while loading.
+  File "/venv/lib/python3.12/site-packages/sglang/srt/models/qwen3_moe.py", line 105, in __init__
+    self.experts = get_moe_impl_class(quant_config)(
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/venv/lib/python3.12/site-packages/sglang/srt/layers/moe/fused_moe_triton/layer.py", line 218, in __init__
+    assert self.quant_method is not None
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+AssertionError
+
+[2025-10-06 22:07:49 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/venv/lib/python3.12/site-packages/sglang/srt/managers/scheduler.py", line 2847, in run_scheduler_process
+    scheduler = Scheduler("""
+
+
+def test_a_cut_traceback_names_the_failed_assert_and_its_function(kb_dir):
+    answer = _json(CUT_ASSERT, kb=kb_dir)
+    origin = answer["origin"]
+    assert origin["module"] == "sglang.srt.layers.moe.fused_moe_triton.layer"
+    assert origin["function"] == "FusedMoE.__init__" and origin["kind"] == "assert"
+    assert origin["condition"] == "self.quant_method is not None"   # the assert the user's frame shows
+    text = run_ask(CUT_ASSERT, kb=kb_dir).stdout.decode()
+    assert "AssertionError: assert self.quant_method is not None" in text
+    assert "scheduler:" not in text.split("Where it comes from:")[1].splitlines()[0]
+    assert "your SGLang version is not in the paste" not in text   # it is: 0.5.3
+
+
 @pytest.mark.parametrize("paste,package", [(TORCH_OOM, "torch"), (NCCL_WARN, "nccl")])
 def test_torch_and_nccl_errors_get_no_sglang_origin(kb_dir, paste, package):
     origin = _json(paste, kb=kb_dir)["origin"]

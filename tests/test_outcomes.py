@@ -113,6 +113,23 @@ def test_a_report_in_words_gets_the_next_steps_of_the_component_it_names(assista
     assert not any(s.startswith("[quantization]") for s in awq.next_steps)
 
 
+def test_words_alone_confirm_only_an_entry_that_has_no_error_lines(assistant):
+    """A report in prose that reads like an entry whose failure prints known lines is a lead that
+    names the entry and the line that would confirm it; a symptom the entry has no line for
+    (no speed-up from speculative decoding) is answered from the words."""
+    lead = assistant.answer(
+        "In verl GRPO with the SGLang rollout and enable_memory_saver on, GPU memory is not freed after "
+        "release_memory_occupation; nvidia-smi still shows the KV cache held by the rollout workers.")
+    assert lead.outcome == "lead" and lead.fix == []
+    assert lead.matches[0].id == "torch-memory-saver-not-active"
+    assert "ModuleNotFoundError: No module named 'torch_memory_saver'" in lead.confirm_if
+    assert any("in words only" in r for r in lead.reasons)
+    fix = assistant.answer(
+        "EAGLE3 speculative decoding on Llama 3.1 8B gives no speedup at all: the accept length stays around "
+        "1.1 and throughput is lower than without speculative decoding.")
+    assert fix.outcome == "fix" and fix.matches[0].id == "speculative-decoding-no-speedup-low-accept-length"
+
+
 # ---- CLI ----------------------------------------------------------------------------------------
 
 def test_cli_exit_code_first_line_and_json_per_outcome(kb_dir, tmp_path):
@@ -150,7 +167,7 @@ def test_plain_text_of_an_unknown_names_the_root_error_and_where(answers):
     assert text.splitlines()[0] == "UNKNOWN: not a known problem"
     assert "This is not a known problem" in text
     assert "acme_plugin.hooks.FrobnicatorError: quux table zeta-7 exhausted" in text
-    assert "Where it arises: innermost frame in acme_plugin.hooks" in text
+    assert "Where it arises: innermost frame in acme_plugin.hooks, on_batch()" in text
     assert "Detected: SGLang 0.5.9" in text
 
 
@@ -170,7 +187,33 @@ def test_where_it_arises_skips_a_wrapper_frame_the_trace_was_cut_under(assistant
     answer = assistant.answer(CUT_TRACE)
     assert answer.outcome != "fix"
     assert answer.failing_module == "sglang.srt.managers.scheduler"
-    assert "innermost frame in sglang.srt.managers.scheduler" in render_text(answer)
+    assert answer.failing_function == "dispatch_event_loop"
+    assert "innermost frame in sglang.srt.managers.scheduler, dispatch_event_loop()" in render_text(answer)
+
+
+# The call leaves tokenizer_manager.py for a dispatcher in utils.py and comes back into it, where it
+# fails: that file is the innermost frame, and SGLang's TokenizerManager process is not a tokenizer.
+ABORT_TRACE = """[2026-01-09 02:11:40] TokenizerManager hit an exception: Traceback (most recent call last):
+  File "/root/sglang/python/sglang/srt/managers/tokenizer_manager.py", line 2217, in print_exception_wrapper
+    await func()
+  File "/root/sglang/python/sglang/srt/managers/tokenizer_manager.py", line 1375, in handle_loop
+    self._result_dispatcher(recv_obj)
+  File "/root/sglang/python/sglang/utils.py", line 496, in __call__
+    return fn(obj)
+  File "/root/sglang/python/sglang/srt/managers/tokenizer_manager.py", line 1807, in _handle_abort_req
+    "output_ids": [output_ids[-1]] if is_stream else output_ids,
+IndexError: list index out of range
+"""
+
+
+def test_where_it_arises_is_the_frame_nearest_the_error_even_in_a_file_met_before(assistant):
+    answer = assistant.answer(ABORT_TRACE)
+    assert answer.outcome != "fix"
+    assert answer.failing_module == "sglang.srt.managers.tokenizer_manager"
+    assert answer.failing_function == "_handle_abort_req"
+    assert "tokenizer" not in answer.failing_components
+    assert not any(s.startswith("[tokenizer]") for s in answer.next_steps)   # no chat-template advice
+    assert "innermost frame in sglang.srt.managers.tokenizer_manager, _handle_abort_req()" in render_text(answer)
 
 
 # A report in words, no traceback: it names the SGLang class where the hang is (the module comes

@@ -186,7 +186,8 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
         out += ["", f"**{words('root_error')}**", "", fenced(answer.primary_error)]
     where = [code_span(c) for c in answer.failing_components]
     if answer.failing_module:
-        where.append(f"{words('innermost_frame')} {code_span(answer.failing_module)}")
+        where.append(f"{words('innermost_frame')} {code_span(answer.failing_module)}"
+                     + (f", {code_span(answer.failing_function + '()')}" if answer.failing_function else ""))
     if answer.named_class:
         where.append(f"{code_span(answer.named_class[0])} {words('named_in_paste')} "
                      f"{code_span(answer.named_class[1])}")

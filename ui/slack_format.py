@@ -166,7 +166,8 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
                         + _code_block([answer.primary_error[:EVIDENCE_CHARS]]))
     where = [f"`{escape(c)}`" for c in answer.failing_components]
     if answer.failing_module:
-        where.append(f"{words('innermost_frame')} `{escape(redact(answer.failing_module))}`")
+        where.append(f"{words('innermost_frame')} `{escape(redact(answer.failing_module))}`"
+                     + (f", `{escape(redact(answer.failing_function))}()`" if answer.failing_function else ""))
     if answer.named_class:
         where.append(f"`{escape(answer.named_class[0])}` {words('named_in_paste')} "
                      f"`{escape(answer.named_class[1])}`")
