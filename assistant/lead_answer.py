@@ -202,8 +202,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
     version = analysis.environment.sglang_version
     outcome = LEAD if decision.outcome == LEAD and retrieval.hits and matches else UNKNOWN
     components = where_to_look(retrieval)
-    module, function = innermost_frame(analysis.failure_sites
-                                       or tuple(zip(analysis.frame_files, analysis.frames)))
+    module, function = innermost_frame(analysis.failure_sites)
     quiet_log = not analysis.errors and bool(QUIET_LOG_RE.search(analysis.question))
     named = None
     if module is None and not decision.question:
@@ -223,7 +222,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         components = said[:NAMED_COMPONENTS] + components
     known = dict(reasons=[in_language(reason, language) for reason in decision.reasons], question=decision.question,
                  failing_components=list(decision.failing_components), failing_module=module,
-                 failing_function=function if module else None,
+                 failing_function=function,
                  named_class=named)
     if decision.question:
         known["flags"] = flags_for_question(analysis.question, registry, version)

@@ -176,8 +176,6 @@ class Analysis:
                 files.insert(0, path)
             if len(functions) < count and function not in functions:
                 functions.insert(0, function)
-        if not self.failure_sites:
-            return self.frame_files[-count:], self.frames[-count:]
         return tuple(files), tuple(functions)
 
     @property
