@@ -118,9 +118,15 @@ def named_in_order(text: str) -> list[str]:
     for name in specific(components_in(text)):
         if not BY_NAME[name].in_words:
             continue
-        first = BY_NAME[name].pattern.search(text)
-        found.append((first.start(), name))
+        meant = [m for m in BY_NAME[name].pattern.finditer(text) if not NEGATED_RE.search(text[:m.start()])]
+        if meant:   # "No speculative decoding." names what the user does not use
+            found.append((meant[0].start(), name))
     return [name for _, name in sorted(found)]
+
+
+# the words right before a mention that say the user does not use it
+NEGATED_RE = re.compile(r"(?:\b(?:no|not(?: using| with| enabled| on)?|without|w/o|disabled?|disabling|turned off|"
+                        r"never)\s+(?:the\s+|any\s+)?|(?:没有|未|不|无|关闭|禁用)(?:使用|开启|启用|用)?)$", re.I)
 
 
 def specific(names) -> frozenset[str]:

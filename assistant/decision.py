@@ -138,7 +138,7 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
     ... failed` above it): the specific line says which failure it was. With no fit at the top, a
     runner-up about the component where the error arises may still be the lead."""
     first = _decide_top(hits, tokens, index, analysis, idf)
-    if analysis is None or first.question:
+    if analysis is None or first.question or not hits:
         return first
     top = hits[0]
     if first.outcome == FIX:
@@ -976,12 +976,14 @@ def _frames_only(top, analysis: Analysis) -> str | None:
         return None
     # where an error of the entry's own kind was raised says which case it is (the OOM of the
     # request-to-token table); another kind raised at the same call (`_cuda_setDevice`) is not it
-    same_kind = root is not None and bool(entry_kinds(top.meta) & kinds_in(root.text))
+    # (a crash is what most errors end in, so it tells no case apart here)
+    root_kinds = kinds_in(root.text) - {"crash"} if root is not None else frozenset()
+    same_kind = root is not None and bool(entry_kinds(top.meta) & root_kinds)
     if same_kind and any(_raised_at(m, analysis) for m in specific_matched):
         return None
     # an error of no kind of its own (`CUDA error: invalid argument`) says nothing but where it
     # was raised: in the entry's function, among the innermost frames, it is the entry's case
-    kindless = root is not None and not kinds_in(root.text)
+    kindless = root is not None and not root_kinds
     if kindless and any(_among_innermost_frames(m, analysis) for m in specific_matched):
         return None
     return specific_matched[0]

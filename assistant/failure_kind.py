@@ -28,8 +28,16 @@ KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(patt
     ("slow", r"\bslow(?:er|ly|ness|down)?\b|low (?:throughput|tokens?/s)|"
              r"\b(?:throughput|performance|tokens?/s|speed)\b[^.;\n]{0,40}\b(?:drop\w*|fell|falls?|declin\w*|decreas\w*|regress\w*|degrad\w*)|"
              r"\b(?:drop|declin\w*|decrease|regression|degradation) in (?:throughput|performance|speed)|"
+             r"\b(?:throughput|performance|speed|latency)\b (?:is |was |gets? |got |became )?(?:much |far |\d+x )?(?:worse|poor)\b|"
              r"high latency|latency (?:spikes?|regress\w*)|变慢|掉速|性能下降|吞吐.{0,6}(?:下降|降低)"),
+    # the process ends: any error can, so only the words and lines that say so; an out-of-memory
+    # or an illegal memory access ends it too, so those kinds agree with it (`kind_conflict`)
+    ("crash", r"\bcrash(?:es|ed|ing)?\b|\bsegfault\w*|Segmentation fault|core dumped|"
+              r"\bfails? to (?:start|launch|boot)\b|won'?t (?:start|launch)|崩溃|闪退|段错误"),
 ))
+# what a crash report may be told as: the process ran out of memory or hit an illegal access,
+# or, seen from a client, its requests hang; a crash still disagrees with slowness or wrong output
+CRASH_LIKE = frozenset({"out of memory", "illegal memory access", "hang"})
 
 
 # a clause about a failure the user wants to avoid ("to avoid OOM, I set ..."), up to the clause's end
@@ -73,5 +81,9 @@ def entry_kinds(meta: dict) -> frozenset[str]:
 
 
 def kind_conflict(paste: frozenset[str], entry: frozenset[str]) -> bool:
-    """Both sides name a kind of failure, and no kind is shared."""
-    return bool(paste) and bool(entry) and not paste & entry
+    """Both sides name a kind of failure, and no kind is shared. A crash is the vaguest kind:
+    named alone it agrees with the kinds a crash is told as (`CRASH_LIKE`); next to another kind,
+    that kind says what happened."""
+    if not paste or not entry or paste & entry:
+        return False
+    return not ((paste == {"crash"} and entry & CRASH_LIKE) or (entry == {"crash"} and paste & CRASH_LIKE))

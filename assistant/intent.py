@@ -36,7 +36,12 @@ FAILURE_RE = re.compile(
     # a number the user finds bad: "why is my throughput so low?", "GPU utilization is low"
     r"(?:so|too|very|really) (?:low|high|slow|long)|"
     r"low(?:er)? (?:throughput|performance|tokens?/s|tok/s|qps|utili[sz]ation)|"
-    r"(?:throughput|performance|utili[sz]ation|tok/s|tokens/s|qps) (?:is |are |was |stays? )?(?:so |too |very )?low)\b"
+    r"(?:throughput|performance|utili[sz]ation|tok/s|tokens/s|qps) (?:is |are |was |stays? )?(?:so |too |very )?low|"
+    # a count that stays at nothing, a wait measured in hours: "the cache hit rate stays zero",
+    # "the first request takes more than an hour"
+    r"(?:stays?|remains?|stuck at|always|still) (?:at )?(?:zero|0)|"
+    r"takes? (?:more than |over |about |almost |nearly )?(?:an? |\d+ )?(?:hours?|minutes?|forever)|"
+    r"(?:more|longer) than an? (?:hour|minute))\b"
     r"|['\"]\s*:\s*(?:null|None)\b"
     r"|不行|没用|无效|是空的|不返回|没有输出|没输出|重复输出|输出重复|不断重复|胡言乱语|不稳定|不一致|"
     r"随机的?(?:值|输出|结果|字符)|卡在|不兼容|"

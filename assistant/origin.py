@@ -79,6 +79,19 @@ LIBRARY_MARKERS = [
     (re.compile(r"\btorch\.distributed\.|ProcessGroupNCCL|c10::|c10d", re.I), "torch"),
 ]  # fmt: skip
 SPECIFIC_LITERAL = 20  # literal characters that make a match specific on their own
+# The words of CPython's own messages for its built-in exceptions: an SGLang template whose only
+# literal text is one of these (`'{cls}' object has no attribute '{name}'` in a __getattr__) says
+# nothing about where the user's line came from, since the interpreter prints the same words for
+# every missing attribute, unknown keyword or missing argument anywhere
+PYTHON_MESSAGE_WORDS = tuple(" ".join(re.findall(r"[a-z]+", words)) for words in (
+    "object has no attribute", "got an unexpected keyword argument", "missing required positional argument",
+    "missing required keyword-only argument", "missing required positional arguments and",
+    "object is not subscriptable", "object is not callable", "object is not iterable",
+    "list index out of range", "tuple index out of range", "string index out of range",
+    "not enough values to unpack expected got", "too many values to unpack expected",
+    "takes positional arguments but were given", "takes positional argument but was given",
+    "cannot import name from", "unsupported operand type s for",
+))
 COVERAGE = 0.5  # ...or the share of the user's message a shorter match must cover
 MESSAGE_PREFIX = re.compile(r"^\s*(?:\[[^\]]{0,80}\]\s*)*(?:[\w.]*(?:Error|Exception|Warning)\w*:\s*)?")
 # Messages also found in these trees are shown only when the server's code has no match.
@@ -625,6 +638,13 @@ def _raised_in_innermost_frame(registry: ErrorRegistry, hit: tuple[int, int, int
         registry.paths[registry.row(hit[0])[registry.col["path"]]] == frames[-1].path
 
 
+def _python_words_only(registry: ErrorRegistry, hit: tuple[int, int, int]) -> bool:
+    """The message's literal text is only words the interpreter prints for any such error."""
+    pieces, _ = registry.pattern(hit[0])
+    words = " ".join(re.findall(r"[a-z]+", " ".join(pieces).lower()))
+    return bool(words) and any(words in python_words for python_words in PYTHON_MESSAGE_WORDS)
+
+
 def _raised_elsewhere(registry: ErrorRegistry, hit: tuple[int, int, int], line: str) -> bool:
     """The line names another library's exception class ("torch.distributed.DistStoreError:
     Timed out after ...") that is not the class this SGLang site raises."""
@@ -855,7 +875,8 @@ def match_origin(
     hits = [
         hit
         for hit in registry.find(lines)
-        if (_is_specific(hit[2], lines[hit[1]]) or _raised_in_innermost_frame(registry, hit, paste))
+        if ((_is_specific(hit[2], lines[hit[1]]) and not _python_words_only(registry, hit))
+            or _raised_in_innermost_frame(registry, hit, paste))
         and not _raised_elsewhere(registry, hit, lines[hit[1]])
         and not _raised_by_library(registry, hit, paste) and not _misplaced_exception_text(registry, hit, lines[hit[1]])
         and not _parser_exit_line(registry, hit, lines[hit[1]])

@@ -200,6 +200,10 @@ class Analysis:
             parts.append(" ".join(dict.fromkeys(flags)))
         if self.frames:
             parts.append(" ".join(self.frames))
+        if not parts:
+            # nothing read as an error, a sentence or context (one configuration dump): the
+            # paste's own lines are all there is to search with
+            parts = [self.original(line) for line in self.masked_lines[:max_errors]]
         return "\n".join(parts)
 
 
@@ -273,9 +277,28 @@ def _classify(line: str) -> str | None:
         return "warning" if WARNING_RE.search(line) and "error" not in line.lower() else "fatal"
     if WARNING_RE.search(line):
         return "warning"
+    if PYTHON_MESSAGE_RE.search(line) and not HANDLED_RE.search(line):
+        return "exception"
     return None
 
 
+# CPython's own messages for its built-in exceptions, which users quote without the class name
+# (`'NoneType' object has no attribute 'schema_'`, `f() got an unexpected keyword argument 'x'`):
+# the line is still the exception, not a remark
+PYTHON_MESSAGE_RE = re.compile(
+    r"'\w[\w.]*' object (?:has no attribute '|is not (?:subscriptable|callable|iterable)\b)|"
+    r"\bgot an unexpected keyword argument '|\bmissing \d+ required (?:positional|keyword-only) arguments?:|"
+    r"\btakes \d+ positional arguments? but \d+ (?:were|was) given|^No module named '|"
+    r"\bcannot import name '[\w.]+' from '|\b(?:list|tuple|string) index out of range\b|"
+    r"\bunsupported operand type\(s\) for |\b(?:not enough|too many) values to unpack \(expected \d+|"
+    r"\bobject of type '\w+' has no len\(\)|\bcan only concatenate \w+ \(not \"\w+\"\) to \w+|"
+    r"\binvalid literal for int\(\) with base \d+")
+# a program saying it handled the error (`Ignore import error when loading sglang.srt.models.x:
+# cannot import name ...`): what it quotes did not stop anything
+HANDLED_RE = re.compile(r"\b(?:[Ii]gnor(?:e|es|ed|ing)|[Ss]kip(?:s|ped|ping)?|[Ff]alling back|[Ff]allback)\b")
+# a Python message quoted without its exception class ranks after the exception lines that
+# name one (the same error as the traceback printed it) and before the fatal lines
+UNNAMED_EXCEPTION_RANK = 0.5
 PROBE_SPEC_RE = re.compile(r"^\s*(?:Liveness|Readiness|Startup):\s+(?:http-get|exec|tcp-socket|grpc)\b")
 _PRIORITY = {"exception": 0, "fatal": 1, "warning": 2, "consequence": 3}
 # SGLang's request log lines (`--log-requests`): `Receive: obj=GenerateReqInput(... text='...')`,
@@ -506,7 +529,7 @@ def _feed(raw: str, st: _State) -> None:
             st.tb_frames, st.tb_files = [], []
         st.in_traceback = True
         return
-    if ("ServerArgs(" in text or text.count("=") > 8) and not EXCEPTION_RE.match(text):
+    if ("ServerArgs(" in text or text.count("=") > 8) and not EXCEPTION_RE.match(text) and not _wordy(text):
         # a configuration dump, not an error (it says "timeout=" and "log_level="); an exception
         # about ServerArgs ("ServerArgs() got multiple values for keyword argument") is the error
         return
@@ -553,6 +576,11 @@ def _feed(raw: str, st: _State) -> None:
     kind = _classify(text)
     if source and kind != "exception":
         kind = None
+    if kind == "exception" and _unnamed_exception(text):
+        # "run glm4.1v ... meet error "got an unexpected keyword argument 'residual'"": the
+        # message the user quotes, not their sentence around it
+        text = next((quoted for quoted in _QUOTED_RE.findall(text) if PYTHON_MESSAGE_RE.search(quoted)), text)
+        masked = mask(text)
     if source and len(st.source_lines) < MAX_SOURCE_LINES:
         st.source_lines.add(masked)
     if kind is None:
@@ -708,7 +736,8 @@ def _title_of(line: str) -> str | None:
     few plain words with no log prefix, path or exception in them; None for any other line."""
     tagged = ISSUE_TAG_RE.match(line)
     rest = line[tagged.end():].strip() if tagged else line
-    if not rest or _classify(rest) is not None or len(rest) > 200:
+    # a title may quote a Python message without its class: it is still the report's summary
+    if not rest or (_classify(rest) is not None and not _unnamed_exception(rest)) or len(rest) > 200:
         return None
     if tagged:
         return rest if len(rest.split()) >= 2 else None
@@ -826,7 +855,8 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
     if all(k in survived or v[3] == "warning" for k, v in st.errors.items()):
         survived = set()   # nothing else failed: what the server survived is all there is to go on
     ordered = sorted(st.errors.items(), key=lambda kv: (
-        _PRIORITY[kv[1][3]] + SURVIVED_PENALTY * (kv[0] in survived), kv[1][1]))
+        _PRIORITY[kv[1][3]] + SURVIVED_PENALTY * (kv[0] in survived)
+        + UNNAMED_EXCEPTION_RANK * (kv[1][3] == "exception" and _unnamed_exception(kv[1][0])), kv[1][1]))
     errors = tuple(ErrorLine(text=v[0], masked=k, line_no=v[1], count=v[2], kind=v[3], survived=k in survived)
                    for k, v in ordered)
     frames, frame_files = _failure_frames(st, errors)
@@ -860,6 +890,14 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         ready=st.ready,
         chain_lines=tuple(st.chain_lines),
     )
+
+
+_QUOTED_RE = re.compile(r"[`\"\u201c]([^`\"\u201d]{8,})[`\"\u201d]")
+
+
+def _unnamed_exception(text: str) -> bool:
+    """A Python message without the exception class that raised it."""
+    return not EXCEPTION_RE.match(text) and not QUOTED_EXCEPTION_RE.search(text) and bool(PYTHON_MESSAGE_RE.search(text))
 
 
 def _failure_frames(st: _State, errors: tuple[ErrorLine, ...]) -> tuple[list[str], list[str]]:

@@ -124,6 +124,12 @@ def test_questions_are_not_problem_reports():
     assert not is_question("tool_calls 是空的，该用哪个 parser？", has_log_errors=False)
     assert not is_question("请问如何开启 reasoning？加了 --reasoning-parser 这些方法都不行", has_log_errors=False)
     assert is_question("Which --tool-call-parser should I use for Llama 3.1?", has_log_errors=False)
+    # a count that stays at nothing or a wait of hours is the symptom, whatever question follows
+    assert not is_question("Sending the same prompt again, the cache hit rate stays zero. Is this expected?",
+                           has_log_errors=False)
+    assert not is_question("The first regex request takes more than an hour. How can it be sped up?",
+                           has_log_errors=False)
+    assert is_question("How long does a grammar take to compile, a few minutes?", has_log_errors=False)
     # garbled output, and a setting whose answers are the base model's, report a failure
     assert not is_question("Deploying an AWQ model on 8 GPUs with sglang, the outputs are all garbled. Any idea?",
                            has_log_errors=False)

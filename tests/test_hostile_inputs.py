@@ -230,6 +230,24 @@ def test_escape_sequences_in_a_paste_are_not_printed(kb_dir):
     assert "\x1b" not in out and "\x07" not in out
 
 
+def test_a_paste_that_is_one_configuration_call_is_answered_not_crashed(kb_dir):
+    # a report written as one Engine(...) call with its many `key=value` arguments and prose after
+    # it: once read as a configuration dump and dropped, retrieval had nothing and `ask` crashed
+    report = ('sgl.Engine(model_path="meta-llama/Llama-3.1-8B", disable_radix_cache=True, '
+              'enable_return_hidden_states=True), llm.generate(input_ids=ids, sampling_params={"temperature": 0.8, '
+              '"top_p": 0.95, "max_new_tokens": 1}, return_hidden_states=True) with BATCH_SIZE = 16 and PROMPT_LEN = 1500, '
+              'a=1, b=2. When the batch size is above one the hidden states of the full prompt are not returned; with '
+              'batch size 1 it works. No speculative decoding.')
+    answers = []
+    for paste in (report, "ServerArgs(model_path='x', tp_size=1, a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8)"):
+        result = run_ask("--json", paste, kb=kb_dir)
+        assert result.returncode == 3, result.stderr.decode()
+        answers.append(json.loads(result.stdout))
+        assert answers[-1]["outcome"] in ("lead", "unknown")
+    # what the user says they do not use is not where to look next
+    assert not any("speculative" in step.lower() for step in answers[0]["next_steps"])
+
+
 def test_neutralize_keeps_text_and_drops_every_kind_of_sequence():
     from assistant.control_chars import neutralize
 

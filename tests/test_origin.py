@@ -126,6 +126,15 @@ def test_generic_text_is_not_claimed_as_an_sglang_message(registry):
     assert match_origin(["Exception: connect: Connection refused"]) is None
 
 
+def test_python_interpreter_text_is_not_claimed_by_an_sglang_getattr(registry):
+    # SGLang's __getattr__ overrides raise "'{cls}' object has no attribute '{name}'", the same
+    # words Python prints for any missing attribute: the registry must not name them as the origin
+    assert match_origin(["AttributeError: 'NoneType' object has no attribute 'dcp_local_prefix_kv_indices'"]) is None
+    assert match_origin(["TypeError: HiRadixCache.__init__() got an unexpected keyword argument 'page_size'"]) is None
+    # a message with words of SGLang's own still finds its site
+    assert match_origin([NOT_ENOUGH_MEMORY]) is not None
+
+
 def test_torch_and_nccl_errors_are_not_sglang_messages(registry):
     torch_trace = [
         "Traceback (most recent call last):",

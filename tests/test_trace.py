@@ -641,3 +641,35 @@ def test_an_uncaught_cpp_exception_is_read_from_its_what_line_even_under_the_use
     assert root_error(analysis).text.startswith("what():  TypeAttr `__ffi_repr__` is already registered")
     kinds = {e.text.split(" ")[0]: e.kind for e in analysis.errors}
     assert kinds["terminate"] == "consequence"
+
+
+def test_a_python_message_quoted_without_its_class_is_the_root_error():
+    report = "\n".join([
+        "Kimi-K2.5 with --dcp-size 2 crashes on prefix-cached extend batches:",
+        "",
+        "'NoneType' object has no attribute 'dcp_local_prefix_kv_indices'",
+    ])
+    assert analyze(report).primary.text == "'NoneType' object has no attribute 'dcp_local_prefix_kv_indices'"
+    titled = "[Bug] HiRadixCache.__init__() got an unexpected keyword argument 'token_to_kv_pool_allocator'"
+    assert analyze(titled).primary is not None
+
+
+def test_the_traceback_exception_outranks_the_same_message_quoted_in_a_title():
+    report = "\n".join([
+        "'Runtime' object has no attribute 'cache_prefix'",
+        "Traceback (most recent call last):",
+        '  File "/x/run.py", line 3, in <module>',
+        "AttributeError: 'Runtime' object has no attribute 'cache_prefix'",
+    ])
+    assert analyze(report).primary.text.startswith("AttributeError: ")
+
+
+def test_an_import_error_the_program_says_it_ignored_is_not_the_failure():
+    log = "\n".join([
+        "[2026-05-01 15:16:15 TP2] Ignore import error when loading sglang.srt.models.mixtral: "
+        "cannot import name 'gptq_marlin_repack' from 'sgl_kernel'",
+        "[2026-05-01 15:16:20 TP2] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+    ])
+    errors = analyze(log).errors
+    assert errors[0].text.startswith("RuntimeError: Not enough memory")
+    assert not any("Ignore import error" in e.text for e in errors)
