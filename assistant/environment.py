@@ -56,7 +56,7 @@ MINI_SGLANG_RE = re.compile(MINI_SGLANG, re.I)
 # Another program's own log or stack trace: SGLang fixes do not apply unless a signature matches.
 OTHER_SOFTWARE_RE = re.compile(
     r"\bvllm\b|\bvLLM\b|text[-_]generation[-_](?:launcher|router|inference|server)|\bTGI\b|llama\.cpp|llama-server|\bollama\b|"
-    r"tensorrt_llm|TensorRT-LLM|tritonserver|\bMindIE\b|\bDeepSpeed\b|\bjava\.lang\.|\bat com\.|"
+    r"tensorrt_llm|TensorRT-LLM|tritonserver|\bMindIE\b|\blmdeploy\b|\bDeepSpeed\b|\bjava\.lang\.|\bat com\.|"
     r"\bnpm ERR|node_modules|webpack|\bpanic: |goroutine \d+|\bcargo\b|rustc|\bkeras\b|tensorflow|"
     r"\bjax\b|\bcelery\b|\bdjango\b|\bpostgres|\bmysql\b|\bnginx\b|CrashLoopBackOff|ImagePullBackOff|"
     r"\bredis\b|\bkafka\b|MPS backend|\bdiffusers\b|ComfyUI|Trainer\b|trainer\.train|accelerate launch|"
@@ -94,7 +94,7 @@ HARDWARE_KEYS = {
     "nvidia": ("nvidia", "cuda", "nccl", "h555", "a555", "h55", "b555"),
 }
 OTHER_SOFTWARE_KEYS = (
-    "vllm", "generation", "tgi", "llama", "ollama", "tensorrt", "tritonserver", "mindie", "deepspeed",
+    "vllm", "generation", "tgi", "llama", "ollama", "tensorrt", "tritonserver", "mindie", "lmdeploy", "deepspeed",
     "java.lang.", "at com.", "npm err", "node_modules", "webpack", "panic: ", "goroutine", "cargo",
     "rustc", "keras", "tensorflow", "jax", "celery", "django", "postgres", "mysql", "nginx",
     "backoff", "redis", "kafka", "mps backend", "diffusers", "comfyui", "trainer", "accelerate launch",

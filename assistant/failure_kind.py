@@ -1,5 +1,5 @@
 """Failure kinds: what sort of failure a text reports — out of memory, an illegal memory access, a
-hang, wrong output, slowness, a process killed by a signal.
+hang, wrong output, slowness, a crash.
 
 Two reports about the same component and in the same words can still be different failures: an
 illegal memory access in the DSA indexer is not the indexer's out-of-memory problem, though both

@@ -79,6 +79,7 @@ LIBRARY_MARKERS = [
     (re.compile(r"\btorch\.distributed\.|ProcessGroupNCCL|c10::|c10d", re.I), "torch"),
 ]  # fmt: skip
 SPECIFIC_LITERAL = 20  # literal characters that make a match specific on their own
+COVERAGE = 0.5  # ...or the share of the user's message a shorter match must cover
 # The words of CPython's own messages for its built-in exceptions: an SGLang template whose only
 # literal text is one of these (`'{cls}' object has no attribute '{name}'` in a __getattr__) says
 # nothing about where the user's line came from, since the interpreter prints the same words for
@@ -92,7 +93,6 @@ PYTHON_MESSAGE_WORDS = tuple(" ".join(re.findall(r"[a-z]+", words)) for words in
     "takes positional arguments but were given", "takes positional argument but was given",
     "cannot import name from", "unsupported operand type s for",
 ))
-COVERAGE = 0.5  # ...or the share of the user's message a shorter match must cover
 MESSAGE_PREFIX = re.compile(r"^\s*(?:\[[^\]]{0,80}\]\s*)*(?:[\w.]*(?:Error|Exception|Warning)\w*:\s*)?")
 # Messages also found in these trees are shown only when the server's code has no match.
 SECONDARY_PATHS = ("sglang/multimodal_gen/",)

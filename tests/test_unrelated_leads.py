@@ -126,3 +126,17 @@ def test_a_probe_setting_is_configuration_and_the_probe_kill_has_its_entry(assis
     answer = assistant.answer(LIVENESS_KILL_WHILE_LOADING)
     assert "Liveness:   http-get" not in (answer.primary_error or "")
     assert answer.outcome == "fix" and answer.matches[0].id == "k8s-liveness-probe-restarts-sglang-while-loading"
+
+
+def test_another_serving_engines_traceback_gets_no_sglang_fix(assistant):
+    # triton's shared-memory error is the same text in every engine: LMDeploy's kernel printed it here
+    paste = ("MonkeyOCR with the LMDeploy backend on an RTX 3090:\n"
+             "Traceback (most recent call last):\n"
+             '  File "/usr/local/lib/python3.10/site-packages/lmdeploy/pytorch/kernels/cuda/pagedattention.py", '
+             "line 812, in paged_attention_fwd\n"
+             "    _fwd_kernel[grid](q, k, v)\n"
+             "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456, "
+             "Hardware limit: 101376. Reducing block sizes or `num_stages` may help.\n")
+    answer = assistant.answer(paste)
+    assert answer.outcome != "fix"
+    assert any("lmdeploy" in str(reason) for reason in answer.reasons)
