@@ -37,6 +37,7 @@ from typing import NamedTuple
 from packaging.version import InvalidVersion, Version
 
 from assistant.generic_lines import is_generic
+from assistant.python_messages import python_words, within
 
 from assistant.resources import kb_file
 
@@ -80,19 +81,6 @@ LIBRARY_MARKERS = [
 ]  # fmt: skip
 SPECIFIC_LITERAL = 20  # literal characters that make a match specific on their own
 COVERAGE = 0.5  # ...or the share of the user's message a shorter match must cover
-# The words of CPython's own messages for its built-in exceptions: an SGLang template whose only
-# literal text is one of these (`'{cls}' object has no attribute '{name}'` in a __getattr__) says
-# nothing about where the user's line came from, since the interpreter prints the same words for
-# every missing attribute, unknown keyword or missing argument anywhere
-PYTHON_MESSAGE_WORDS = tuple(" ".join(re.findall(r"[a-z]+", words)) for words in (
-    "object has no attribute", "got an unexpected keyword argument", "missing required positional argument",
-    "missing required keyword-only argument", "missing required positional arguments and",
-    "object is not subscriptable", "object is not callable", "object is not iterable",
-    "list index out of range", "tuple index out of range", "string index out of range",
-    "not enough values to unpack expected got", "too many values to unpack expected",
-    "takes positional arguments but were given", "takes positional argument but was given",
-    "cannot import name from", "unsupported operand type s for",
-))
 MESSAGE_PREFIX = re.compile(r"^\s*(?:\[[^\]]{0,80}\]\s*)*(?:[\w.]*(?:Error|Exception|Warning)\w*:\s*)?")
 # Messages also found in these trees are shown only when the server's code has no match.
 SECONDARY_PATHS = ("sglang/multimodal_gen/",)
@@ -638,11 +626,15 @@ def _raised_in_innermost_frame(registry: ErrorRegistry, hit: tuple[int, int, int
         registry.paths[registry.row(hit[0])[registry.col["path"]]] == frames[-1].path
 
 
-def _python_words_only(registry: ErrorRegistry, hit: tuple[int, int, int]) -> bool:
-    """The message's literal text is only words the interpreter prints for any such error."""
+def _python_words_only(registry: ErrorRegistry, hit: tuple[int, int, int], line: str) -> bool:
+    """The user's line quotes one of the interpreter's own messages and the SGLang template has no
+    literal words beyond it (a `__getattr__` raising `'{cls}' object has no attribute '{name}'`):
+    Python prints the same words for every such error, so they name no site."""
+    quoted = python_words(line)
+    if quoted is None:
+        return False
     pieces, _ = registry.pattern(hit[0])
-    words = " ".join(re.findall(r"[a-z]+", " ".join(pieces).lower()))
-    return bool(words) and any(words in python_words for python_words in PYTHON_MESSAGE_WORDS)
+    return within(re.findall(r"[a-z]+", " ".join(pieces).lower()), quoted)
 
 
 def _raised_elsewhere(registry: ErrorRegistry, hit: tuple[int, int, int], line: str) -> bool:
@@ -875,7 +867,7 @@ def match_origin(
     hits = [
         hit
         for hit in registry.find(lines)
-        if ((_is_specific(hit[2], lines[hit[1]]) and not _python_words_only(registry, hit))
+        if ((_is_specific(hit[2], lines[hit[1]]) and not _python_words_only(registry, hit, lines[hit[1]]))
             or _raised_in_innermost_frame(registry, hit, paste))
         and not _raised_elsewhere(registry, hit, lines[hit[1]])
         and not _raised_by_library(registry, hit, paste) and not _misplaced_exception_text(registry, hit, lines[hit[1]])

@@ -20,6 +20,7 @@ from assistant.environment import Environment, EnvironmentReader
 from assistant.generic_lines import SOLUTION_STEP
 from assistant.log_encoding import CARRIED, EXCEPTION_NAME, decoded, plain_text
 from assistant.log_prefix import PREFIX_RE
+from assistant.python_messages import PYTHON_MESSAGE_RE
 from assistant.system_messages import in_c_locale
 from assistant.terminal_wrap import unwrapped
 from assistant.text import CHINESE_CHAR_RE, mask
@@ -282,17 +283,6 @@ def _classify(line: str) -> str | None:
     return None
 
 
-# CPython's own messages for its built-in exceptions, which users quote without the class name
-# (`'NoneType' object has no attribute 'schema_'`, `f() got an unexpected keyword argument 'x'`):
-# the line is still the exception, not a remark
-PYTHON_MESSAGE_RE = re.compile(
-    r"'\w[\w.]*' object (?:has no attribute '|is not (?:subscriptable|callable|iterable)\b)|"
-    r"\bgot an unexpected keyword argument '|\bmissing \d+ required (?:positional|keyword-only) arguments?:|"
-    r"\btakes \d+ positional arguments? but \d+ (?:were|was) given|^No module named '|"
-    r"\bcannot import name '[\w.]+' from '|\b(?:list|tuple|string) index out of range\b|"
-    r"\bunsupported operand type\(s\) for |\b(?:not enough|too many) values to unpack \(expected \d+|"
-    r"\bobject of type '\w+' has no len\(\)|\bcan only concatenate \w+ \(not \"\w+\"\) to \w+|"
-    r"\binvalid literal for int\(\) with base \d+")
 # a program saying it handled the error (`Ignore import error when loading sglang.srt.models.x:
 # cannot import name ...`): what it quotes did not stop anything
 HANDLED_RE = re.compile(r"\b(?:[Ii]gnor(?:e|es|ed|ing)|[Ss]kip(?:s|ped|ping)?|[Ff]alling back|[Ff]allback)\b")

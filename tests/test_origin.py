@@ -131,6 +131,9 @@ def test_python_interpreter_text_is_not_claimed_by_an_sglang_getattr(registry):
     # words Python prints for any missing attribute: the registry must not name them as the origin
     assert match_origin(["AttributeError: 'NoneType' object has no attribute 'dcp_local_prefix_kv_indices'"]) is None
     assert match_origin(["TypeError: HiRadixCache.__init__() got an unexpected keyword argument 'page_size'"]) is None
+    # Jinja's undefined value in a chat template says the same words with the type inside the quotes
+    assert match_origin(["Jinja template error ('dict object' has no attribute 'name')"]) is None
+    assert match_origin(["jinja2.exceptions.UndefinedError: 'dict object' has no attribute 'name'"]).package == "jinja2"
     # a message with words of SGLang's own still finds its site
     assert match_origin([NOT_ENOUGH_MEMORY]) is not None
 
