@@ -57,6 +57,8 @@ MINI_SGLANG_RE = re.compile(MINI_SGLANG, re.I)
 OTHER_SOFTWARE_RE = re.compile(
     r"\bvllm\b|\bvLLM\b|text[-_]generation[-_](?:launcher|router|inference|server)|\bTGI\b|llama\.cpp|llama-server|\bollama\b|"
     r"tensorrt_llm|TensorRT-LLM|tritonserver|\bMindIE\b|\blmdeploy\b|\bDeepSpeed\b|\bjava\.lang\.|\bat com\.|"
+    # other CUDA projects whose source builds print the same compiler errors, and other MLX servers
+    r"\bxformers\b|transformer_engine|TransformerEngine|FasterTransformer|\bvmlx\b|"
     r"\bnpm ERR|node_modules|webpack|\bpanic: |goroutine \d+|\bcargo\b|rustc|\bkeras\b|tensorflow|"
     r"\bjax\b|\bcelery\b|\bdjango\b|\bpostgres|\bmysql\b|\bnginx\b|CrashLoopBackOff|ImagePullBackOff|"
     r"\bredis\b|\bkafka\b|MPS backend|\bdiffusers\b|ComfyUI|Trainer\b|trainer\.train|accelerate launch|"
@@ -95,6 +97,7 @@ HARDWARE_KEYS = {
 }
 OTHER_SOFTWARE_KEYS = (
     "vllm", "generation", "tgi", "llama", "ollama", "tensorrt", "tritonserver", "mindie", "lmdeploy", "deepspeed",
+    "xformers", "transformer_engine", "transformerengine", "fastertransformer", "vmlx",
     "java.lang.", "at com.", "npm err", "node_modules", "webpack", "panic: ", "goroutine", "cargo",
     "rustc", "keras", "tensorflow", "jax", "celery", "django", "postgres", "mysql", "nginx",
     "backoff", "redis", "kafka", "mps backend", "diffusers", "comfyui", "trainer", "accelerate launch",

@@ -59,6 +59,11 @@ GENERIC_RE = re.compile(
     r"Triton Error \[CUDA\]|Exception in thread \S+|Traceback \(most recent call last\)|"
     # uvicorn's line over any exception a request handler raised
     r"Exception in ASGI application|"
+    # torch.compile's wrapper over whatever its backend raised, and the advice it prints under
+    # every such failure: the error it quotes after "raised:" is the one that says why
+    r"(?:torch\._dynamo\.exc\.)?BackendCompilerFailed(?::? (?:backend=)?'?[\w.]+'? raised:?)?|"
+    r"You can suppress this exception and fall back to eager by setting:?|"
+    r"torch\._dynamo\.config\.suppress_errors = True|"
     # SGLang's report that a scheduler child died, whatever killed it (the exit code, if any, says why)
     r"Rank \d+ scheduler is dead\. Please check if there are relevant logs\.?|"
     # torch's shape and index checks: any model, kernel or request with a wrong size prints them

@@ -58,6 +58,11 @@ def test_generic_lines_are_told_from_specific_ones():
                       "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.")
     # torch names every process on the GPU under each OOM, the failing one included
     assert is_generic("Process 6397 has 386.00 MiB memory in use.")
+    # torch.compile's wrapper and its advice print under every compiler failure; what it quotes says why
+    assert is_generic("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:")
+    assert is_generic("You can suppress this exception and fall back to eager by setting:")
+    assert not is_generic("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised: "
+                          "AttributeError: 'AttrsDescriptor' object has no attribute 'divisible_by_16'")
     # torch's shape and index checks: any model, kernel or request with a wrong size prints them
     assert is_generic("RuntimeError: The size of tensor a (96) must match the size of tensor b (90) at "
                       "non-singleton dimension 1")

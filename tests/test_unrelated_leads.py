@@ -140,3 +140,15 @@ def test_another_serving_engines_traceback_gets_no_sglang_fix(assistant):
     answer = assistant.answer(paste)
     assert answer.outcome != "fix"
     assert any("lmdeploy" in str(reason) for reason in answer.reasons)
+
+
+def test_another_cuda_projects_source_build_gets_no_sglang_fix(assistant):
+    # every CUDA source build that includes cuda_fp8.h on an old toolkit prints this line, xformers' too
+    paste = ("pip install xformers from source on CUDA 11.7 fails:\n"
+             "  Building wheel for xformers (setup.py) ... error\n"
+             "  /tmp/pip-install-x/xformers/third_party/flash-attention/csrc/flash_attn/src/fp8.cuh:3:10: "
+             "fatal error: cuda_fp8.h: No such file or directory\n"
+             "  error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1\n")
+    answer = assistant.answer(paste)
+    assert answer.outcome != "fix"
+    assert any("xformers" in str(reason) for reason in answer.reasons)
