@@ -125,11 +125,24 @@ class Answer:
         return in_language(text, self.reader_language)
 
     @property
+    def reasons_title(self) -> str:
+        """The heading over `reasons`: a lead's, or for unknown, which candidate they are about
+        (they say "this entry" of the closest one, and an unknown answer lists several)."""
+        if self.outcome == LEAD:
+            return self.label("why_lead")
+        top = self.matches[0] if self.matches else None
+        if top is not None and top.kind == "entry":
+            if self.reader_language == "zh":
+                return f"为什么最接近的条目（kb:{top.id}）不是修复方法"
+            return f"Why the closest entry (kb:{top.id}) is not the fix"
+        return self.label("why_unknown")
+
+    @property
     def headline(self) -> str:
         """The outcome in words, the first thing every surface shows."""
         if self.question:
             return self.label("question_lead" if self.outcome == LEAD else "question_unknown")
-        return self.label(self.outcome) if self.outcome in (LEAD, UNKNOWN) else "FIX"
+        return self.label(self.outcome) if self.outcome in (LEAD, UNKNOWN) else self.label("fix_outcome")
 
     def to_json(self) -> dict:
         return {

@@ -93,6 +93,12 @@ def launch_command_flags(command: str) -> list[tuple[str, str | None]]:
     tokens = command[marker.end():].replace("\\\n", " ").split()
     end = next((i for i, token in enumerate(tokens) if token in SHELL_OPERATORS), len(tokens))
     tokens = tokens[:end]
+    # a command quoted inside the user's sentence ends where the sentence goes on: at a word in
+    # Chinese or an aside in brackets, and after a word that closes the sentence (`--tp 2.`)
+    end = next((i for i, token in enumerate(tokens) if PROSE_WORD_RE.search(token) or token.startswith("(")),
+               len(tokens))
+    end = next((i + 1 for i, token in enumerate(tokens[:end]) if SENTENCE_END_RE.search(token)), end)
+    tokens = [_unpunctuated(token) for token in tokens[:end]]
     pairs: list[tuple[str, str | None]] = []
     for i, token in enumerate(tokens):
         if FLAG_RE.fullmatch(token.split("=", 1)[0]):
@@ -111,6 +117,18 @@ def launch_command_flags(command: str) -> list[tuple[str, str | None]]:
                 value = " ".join(values) or None
             pairs.append((flag, value))
     return pairs
+
+
+# a Chinese character or full-width punctuation: the user's own words, never part of a command
+PROSE_WORD_RE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+# a word that ends the sentence a command was quoted in ("... --disable-cuda-graph." / "--tp 2,")
+SENTENCE_END_RE = re.compile(r"[^.][.,;]$")
+
+
+def _unpunctuated(token: str) -> str:
+    """A word without the sentence's punctuation after it (`--disable-cuda-graph.` -> the flag);
+    a value that is only dots (`.`, `..`) is a path and stays."""
+    return token.rstrip(".,;") or token
 
 
 SHELL_OPERATORS = frozenset({"|", "&&", ";", "2>&1", ">", ">>", "&"})

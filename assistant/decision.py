@@ -270,9 +270,9 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         reasons.append(Sentence("This reads as a how-to or configuration question, not an error report: "
                                 "no error fix applies.", "这是使用或配置问题，不是错误报告：没有适用的错误修复。"))
     elif analysis is not None and analysis.other_software and not analysis.mentions_sglang:
-        software = ", ".join(analysis.other_software[:3])
+        software, software_zh = _software_names(analysis.other_software[:3])
         reasons.append(Sentence(f"The paste comes from other software ({software}), not from SGLang.",
-                                f"你贴的内容来自其他软件（{software}），不是 SGLang。"))
+                                f"你贴的内容来自其他软件（{software_zh}），不是 SGLang。"))
     elif analysis is not None and top.kind == "entry":
         if not strong:
             reasons.append(NO_MATCH_REASON)
@@ -326,6 +326,20 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     capped = min(confidence, 0.59 if outcome == LEAD else 0.3)
     return Decision(outcome, round(capped, 3), tuple(reasons), question,
                     tuple(sorted(specific(failing))), diagnosis=diagnosis, checked_at=checked_at)
+
+
+# words that name an activity, not a program ("训练", "fine-tuning"): said as what the paste shows
+ACTIVITY_WORD_RE = re.compile(r"训练|training|fine-?tun", re.I)
+
+
+def _software_names(names) -> tuple[str, str]:
+    """The other programs a paste shows, as a reader names them (English, Chinese): a training
+    or fine-tuning word is the job it describes, not a program called "训练" or "fine-tun"."""
+    programs = [name for name in names if not ACTIVITY_WORD_RE.search(name)]
+    job = len(programs) < len(names)
+    english = programs + (["a training or fine-tuning job"] if job else [])
+    chinese = programs + (["训练或微调任务"] if job else [])
+    return ", ".join(english), "、".join(chinese)
 
 
 # what every failure report says: a paste of only these ("ERROR: x", "sglang error", "RuntimeError:

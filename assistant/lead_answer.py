@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from assistant.case_steps import fitting_steps
 from assistant.components import components_in, named_in_order, specific
-from assistant.decision import LEAD, UNKNOWN
+from assistant.decision import LEAD, SIGNATURE_OK, UNKNOWN
 from assistant.decision import failing_components as components_of
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
@@ -96,7 +96,10 @@ def _module_of(path: str) -> str:
 def confirm_lines(hit: Hit) -> list[str]:
     """The hit's own specific error lines that the user's log does not show (yet): seeing one of
     them would make the lead the explanation. Only log lines: a symptom is a description, which a
-    log never shows word for word (`confirm_symptom`)."""
+    log never shows word for word (`confirm_symptom`). None when one of its own specific lines is
+    in the log already: then no further line is what is missing (the lead's reasons say what is)."""
+    if own_line_shown(hit):
+        return []
     shown = {mask(line).lower() for line in hit.evidence}
     out = []
     for line in hit.meta.get("signatures") or ():
@@ -108,6 +111,11 @@ def confirm_lines(hit: Hit) -> list[str]:
         if len(out) == CONFIRM_LINES:
             break
     return out
+
+
+def own_line_shown(hit: Hit) -> bool:
+    """One of the hit's own specific error lines is in the user's log."""
+    return hit.signature >= SIGNATURE_OK and any(not is_generic(line) for line in hit.evidence)
 
 
 def confirm_symptom(hit: Hit, chinese: bool = False) -> str | None:
@@ -163,20 +171,23 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
 DIAGNOSTIC_STEPS = 4
 
 
-def diagnostic_steps(meta: dict, version: str | None, registry, masked_lines=()) -> list[str]:
+def diagnostic_steps(meta: dict, version: str | None, registry, masked_lines=(), language: str = "en") -> list[str]:
     """A diagnosis entry's own steps for the user's release (they find the failure; they are not
     its fix), the first few, one line each: their commands stay inline, never a fix's command block.
-    A step about another message than the paste's is left out (`assistant.case_steps`)."""
+    A step about another message than the paste's is left out (`assistant.case_steps`). A Chinese
+    reader gets each step's `text_zh` where the entry has it."""
+    zh = language == "zh"
     steps = []
     for step in fitting_steps(meta.get("fix") or (), masked_lines, strict=True):
         applies = step_version_ok(step.get("versions"), version, registry)
         if applies is False:
             continue
-        line = (f"[SGLang {step['versions']}] " if step.get("versions") and applies is None else "") + step["text"]
+        text = (step.get("text_zh") or step["text"]) if zh else step["text"]
+        line = (f"[SGLang {step['versions']}] " if step.get("versions") and applies is None else "") + text
         if step.get("commands"):
-            line += " Commands: " + "; ".join(f"`{command}`" for command in step["commands"])
+            line += (" 命令：" if zh else " Commands: ") + "; ".join(f"`{command}`" for command in step["commands"])
         if step.get("caveat"):
-            line += f" (Caution: {step['caveat']})"
+            line += f"（注意：{step['caveat']}）" if zh else f" (Caution: {step['caveat']})"
         steps.append(line)
     return steps[:DIAGNOSTIC_STEPS]
 
@@ -260,7 +271,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
                 "the steps below find where it goes wrong.",
                 f"还不是原因：“{top.title_zh or top.title}”（{_reference(top)}）与你描述的情况有关，并说明了如何找到背后的原因。"
                 "你贴的内容里没有错误行，所以不给修复步骤；下面的步骤用来找到出错的地方。"))
-        steps = diagnostic_steps(retrieval.hits[0].meta, version, registry, analysis.masked_lines)
+        steps = diagnostic_steps(retrieval.hits[0].meta, version, registry, analysis.masked_lines, language)
         if not decision.checked_at:
             steps.append(say(ASK_FOR_FIRST_ERROR))
         return NotConfirmed(outcome, diagnosis, steps, **known)
@@ -272,7 +283,8 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
                          f"({_reference(top)}), but it does not fit your log well enough to be the fix.",
                          f"未确认：最接近的已知问题是{what}“{top.title_zh or top.title}”（{_reference(top)}），"
                          "但它和你的日志不够吻合，不能当作修复方法。"))
-        symptom = confirm_symptom(retrieval.hits[0]) if not confirm else None
+        symptom = (confirm_symptom(retrieval.hits[0])
+                   if not confirm and not own_line_shown(retrieval.hits[0]) else None)
         if confirm:
             diagnosis += say((f" If your log also shows `{confirm[0]}`, this {what} applies.",
                               f"如果你的日志里还有 `{confirm[0]}`，这个{what}就适用。"))

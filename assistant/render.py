@@ -19,7 +19,7 @@ def _detected_line(answer: Answer) -> str:
     if env.sglang_version:
         parts.append(f"SGLang {env.sglang_version}")
     elif env.sglang_releases:
-        parts.append(f"SGLang {env.sglang_releases} (by the files in your traceback)")
+        parts.append(f"SGLang {env.sglang_releases} ({answer.label('by_traceback_files')})")
     if env.torch_version:
         parts.append(f"torch {env.torch_version}")
     if env.cuda_version:
@@ -67,9 +67,9 @@ def provenance_lines(answer: Answer, c) -> list[str]:
     if answer.release_change is not None:
         out += ([""] if out else []) + [h("release_change") + answer.localized(answer.release_change.sentence())]
     if answer.gpu_memory is not None:
-        out += ([""] if out else []) + [h("gpu_at_failure") + answer.gpu_memory.reading()]
+        out += ([""] if out else []) + [h("gpu_at_failure") + answer.gpu_memory.reading(answer.reader_language)]
     if answer.load_memory is not None:
-        out += ([""] if out else []) + [h("gpu_after_load") + answer.load_memory.reading()]
+        out += ([""] if out else []) + [h("gpu_after_load") + answer.load_memory.reading(answer.reader_language)]
     if answer.dependency is not None and answer.abstained:
         out += ([""] if out else []) + [h("dependency") + answer.localized(dependency_sentence(answer.dependency))]
     return out
@@ -82,7 +82,7 @@ def _not_confirmed_lines(answer: Answer, detected: str, c) -> list[str]:
     words = answer.label
     out = known + ([""] if known else []) + [answer.diagnosis]
     if answer.reasons:
-        title = words("why_lead" if answer.outcome == "lead" else "why_unknown")
+        title = answer.reasons_title
         out += ["", c(_BOLD, title + ":")] + [f"  - {r}" for r in answer.reasons]
     if answer.confirm_if:
         out += ["", c(_BOLD, words("confirm_if") + ":")] + [f"  > {line}" for line in answer.confirm_if]
@@ -155,7 +155,7 @@ def render_text(answer: Answer, color: bool = False) -> str:
     if answer.changes:
         out += ["", c(_BOLD, words("checked") + ":")] + [f"  * {ch}" for ch in answer.changes]
     if answer.citations:
-        out += ["", c(_BOLD, words("sources") + ":")] + [f"  - {s}" for s in answer.citations]
+        out += ["", c(_BOLD, words("sources") + ":")] + [f"  - {s}" for s in citation_labels(answer)]
     others = answer.matches[1:] if not answer.abstained else []
     if others:
         out += ["", c(_DIM, words("other_candidates") + ": " + "; ".join(f"{m.id} ({m.score:.2f})" for m in others))]
@@ -167,3 +167,18 @@ def render_text(answer: Answer, color: bool = False) -> str:
             out.append(f"  - #{meta.get('number', '?')} {m.title} [{meta.get('state', '?')}"
                        f"{', ' + labels if labels else ''}; updated {str(meta.get('updated_at', '?'))[:10]}] {m.url or ''}")
     return "\n".join(out)
+
+
+def citation_labels(answer: Answer) -> list[str]:
+    """The answer's sources as a reader can use them: a seed document (one of the documents the KB
+    was written from, not shipped) is named with its title, not by its file name alone."""
+    titles = {source["seed"]: source.get("title") or "" for match in answer.matches
+              for source in (match.meta.get("sources") or []) if isinstance(source, dict) and source.get("seed")}
+    labels = []
+    for citation in answer.citations:
+        if citation.startswith("seed:"):
+            seed = citation[len("seed:"):]
+            title = titles.get(seed)
+            citation = f"seed document {seed}" + (f": {title}" if title else "")
+        labels.append(citation)
+    return labels

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 HEADINGS: dict[str, tuple[str, str]] = {
     "fix_badge": ("a known problem with a known fix", "已知问题，有修复方法"),
+    "fix_outcome": ("FIX", "FIX：已知问题，修复方法如下"),
+    "by_traceback_files": ("by the files in your traceback", "由调用栈里的 SGLang 文件判断"),
     "lead": ("LEAD (not confirmed)", "LEAD（未确认）：可能相关的已知问题"),
     "unknown": ("UNKNOWN: not a known problem", "UNKNOWN：不是已知问题"),
     "question_lead": ("LEAD (not confirmed): this reads as a how-to question",

@@ -115,6 +115,15 @@ def test_stdin_and_log_file_and_plain_text(kb_dir, tmp_path):
     assert "cuda_fp8.h" in " ".join(out["matches"][0]["evidence"])
 
 
+def test_a_seed_document_among_the_sources_is_named_by_its_title(kb_dir):
+    # the seed documents the KB was written from are not shipped: a file name alone tells nothing
+    result = run_ask("ValueError: Either text, input_ids or input_embeds should be provided.", kb=kb_dir)
+    text = result.stdout.decode()
+    assert result.returncode == 0 and "Sources:" in text
+    seeds = [line for line in text.splitlines() if "seed" in line and "004_8dc5b6d011b9a055" in line]
+    assert seeds and all(line.strip().startswith("- seed document 004_8dc5b6d011b9a055.txt: ") for line in seeds)
+
+
 def test_tokens_and_keys_in_the_paste_are_not_echoed_back(kb_dir):
     # the answer quotes the launch command and the error lines; users paste it into issues
     paste = ("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "

@@ -111,6 +111,21 @@ def test_a_chinese_reader_gets_an_unknown_framed_in_chinese_on_every_surface(ass
     assert answer.to_json()["reader_language"] == "zh"
 
 
+def test_a_chinese_reader_gets_the_fix_frame_and_the_memory_reading_in_chinese(assistant):
+    from ui.markdown import answer_markdown
+
+    answer = assistant.answer(
+        "这个报错是什么原因？\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a "
+        "total capacity of 23.53 GiB of which 20.00 MiB is free. Process 1234 has 20.1 GiB memory in use. "
+        "Including non-PyTorch memory, this process has 3.4 GiB memory in use.")
+    assert answer.outcome == "fix" and answer.reader_language == "zh"
+    assert answer.text.splitlines()[0].startswith("FIX：")
+    reading = answer.gpu_memory.reading(answer.reader_language)
+    assert "申请 20 MiB 失败" in reading and "allocation failed" not in reading
+    assert reading in answer.text and reading in answer_markdown(answer)
+    assert "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv" in reading  # commands stay
+
+
 def test_an_english_reader_keeps_the_english_frame(assistant):
     answer = assistant.answer("the server died after a while, log below\n" + UNKNOWN_TRACE)
     assert answer.outcome == "unknown" and answer.reader_language == "en"

@@ -75,7 +75,9 @@ def test_each_case_gets_its_outcome(answers):
     assert lead.outcome == "lead" and lead.abstained and lead.fix == []
     assert lead.matches[0].id == LEAD_ID and lead.reasons
     assert any("0.5.12" in r for r in lead.reasons)              # the release that already has the fix
-    assert "TypeError: cat() received an invalid combination of arguments - got (NoneType, dim=int)" in lead.confirm_if
+    # the entry's own line is in the log already: no other line of it is what is missing (the
+    # release is), so the lead asks for none
+    assert lead.confirm_if == [] and "also shows" not in lead.diagnosis
     assert any(f"kb:{LEAD_ID}" in s for s in lead.next_steps)   # by reference, not its steps
     unknown = answers["unknown"]
     assert unknown.outcome == "unknown" and unknown.fix == [] and unknown.citations == []
@@ -123,6 +125,10 @@ def test_words_alone_confirm_only_an_entry_that_has_no_error_lines(assistant):
     assert lead.outcome == "lead" and lead.fix == []
     assert lead.matches[0].id == "torch-memory-saver-not-active"
     assert "ModuleNotFoundError: No module named 'torch_memory_saver'" in lead.confirm_if
+    # the line that would confirm it is shown on the terminal and the web page
+    from ui.markdown import answer_markdown
+    assert "It would apply if your log also shows:" in render_text(lead)
+    assert "No module named 'torch_memory_saver'" in answer_markdown(lead)
     assert any("in words only" in r for r in lead.reasons)
     fix = assistant.answer(
         "EAGLE3 speculative decoding on Llama 3.1 8B gives no speedup at all: the accept length stays around "
@@ -158,7 +164,8 @@ def test_cli_exit_code_first_line_and_json_per_outcome(kb_dir, tmp_path):
             assert "Fix:" not in stdout and "Collect or try next:" in stdout
     lead_text = run_ask("--log", str(lead_log), kb=kb_dir).stdout.decode()
     assert "Why it is only a lead:" in lead_text and "Where it arises: innermost frame in sglang.srt.layers.logits_processor" in lead_text
-    assert "It would apply if your log also shows:" in lead_text
+    # its own line is in the log: the release is what rules it out, not a missing line
+    assert "0.5.12" in lead_text and "It would apply if your log also shows:" not in lead_text
     assert _shows_lead_fix(lead_text) == []
 
 
@@ -256,7 +263,7 @@ def test_web_markdown_lead_does_not_look_like_a_fix(answers):
     lead = answer_markdown(answers["lead"])
     assert lead.startswith("### ⚠️ LEAD (not confirmed)")
     assert "**Fix**" not in lead and "```bash" not in lead and "✅" not in lead
-    assert "**Why it is only a lead**" in lead and "`TypeError: cat() received an invalid combination" in lead
+    assert "**Why it is only a lead**" in lead and "0.5.12" in lead
     assert _shows_lead_fix(lead) == []
     assert "Lead (not confirmed)" in sources_markdown(answers["lead"])
     assert history_text(answers["lead"]).startswith("[LEAD (not confirmed)]")

@@ -189,6 +189,19 @@ def test_a_flag_keeps_every_value_it_was_given():
     assert flags["--tp"] == "8"      # the sentence after the command is not a value
 
 
+def test_a_command_quoted_in_a_sentence_ends_where_the_sentence_goes_on(assistant):
+    answer = assistant.answer(
+        "用 python3 -m sglang.launch_server --model-path /models/qwen3-0.6b --port 8000 启动后报错，"
+        "加上 --enable-dp-attention（官方示例）也一样。\n"
+        "ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory")
+    flags = " ".join(answer.detected.flags)
+    assert "--model-path /models/qwen3-0.6b" in flags and "--port 8000" in flags
+    assert "启动" not in flags and "ImportError" not in flags
+    from assistant.commands import launch_command_flags
+    pairs = launch_command_flags("python3 -m sglang.launch_server --model-path m --disable-cuda-graph. Then it works")
+    assert pairs == [("--model-path", "m"), ("--disable-cuda-graph", None)]
+
+
 def test_an_entry_about_a_feature_the_launch_command_leaves_off_is_contradicted():
     from assistant.decision import feature_unused
     from assistant.trace import analyze

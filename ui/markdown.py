@@ -165,9 +165,9 @@ def _memory_markdown(answer: Answer) -> list[str]:
     out = []
     words = answer.label
     if answer.gpu_memory is not None:
-        out += ["", f"**{words('gpu_at_failure')}:** {answer.gpu_memory.reading()}"]
+        out += ["", f"**{words('gpu_at_failure')}:** {answer.gpu_memory.reading(answer.reader_language)}"]
     if answer.load_memory is not None:
-        out += ["", f"**{words('gpu_after_load')}:** {answer.load_memory.reading()}"]
+        out += ["", f"**{words('gpu_after_load')}:** {answer.load_memory.reading(answer.reader_language)}"]
     return out
 
 
@@ -177,7 +177,7 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
     out = _provenance_markdown(answer) + ["", answer.diagnosis]
     words = answer.label
     if answer.reasons:
-        title = words("why_lead" if answer.outcome == "lead" else "why_unknown")
+        title = answer.reasons_title
         out += ["", f"**{title}**", ""] + [f"- {r}" for r in answer.reasons]
     if answer.confirm_if:
         out += ["", f"**{words('confirm_if')}**", ""]

@@ -156,7 +156,7 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
         sections = [f"*{emoji} {escape(answer.headline)}*\n" + md_to_mrkdwn(answer.diagnosis)]
     words = answer.label
     if answer.reasons:
-        title = f"*{words('why_lead' if answer.outcome == 'lead' else 'why_unknown')}*"
+        title = f"*{escape(answer.reasons_title)}*"
         sections.append(title + "\n" + "\n".join("• " + md_to_mrkdwn(r) for r in answer.reasons))
     if answer.confirm_if:
         sections.append(f"*{words('confirm_if')}:*\n" + "\n".join(
@@ -195,9 +195,9 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
         said = answer.localized(answer.release_change.sentence())
         parts.append(f"*{words('release_change')}:* {escape(redact(said))}")
     if answer.gpu_memory is not None:
-        parts.append(f"*{words('gpu_at_failure')}:* {escape(answer.gpu_memory.reading())}")
+        parts.append(f"*{words('gpu_at_failure')}:* {escape(answer.gpu_memory.reading(answer.reader_language))}")
     if answer.load_memory is not None:
-        parts.append(f"*{words('gpu_after_load')}:* {escape(answer.load_memory.reading())}")
+        parts.append(f"*{words('gpu_after_load')}:* {escape(answer.load_memory.reading(answer.reader_language))}")
     if dependency and answer.dependency is not None:
         said = answer.localized(dependency_sentence(answer.dependency))
         parts.append(f"*{words('dependency')}:* `{escape(redact(said))}`")
