@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from assistant.components import BY_NAME, components_in, conflicts, families, specific
-from assistant.environment import HARDWARE_HINTS, gpu_vendor
+from assistant.environment import ACTIVITY_WORD_RE, HARDWARE_HINTS, gpu_vendor
 from assistant.exit_signal import signal_agrees, signal_conflict
 from assistant.generic_lines import DISABLE_STEP_RE, SOLUTION_STEP_RE, is_generic, specific_words
 from assistant.gpu_arch import arch_conflict
@@ -328,10 +328,6 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
                     tuple(sorted(specific(failing))), diagnosis=diagnosis, checked_at=checked_at)
 
 
-# words that name an activity, not a program ("训练", "fine-tuning"): said as what the paste shows
-ACTIVITY_WORD_RE = re.compile(r"训练|training|fine-?tun", re.I)
-
-
 def _software_names(names) -> tuple[str, str]:
     """The other programs a paste shows, as a reader names them (English, Chinese): a training
     or fine-tuning word is the job it describes, not a program called "训练" or "fine-tun"."""
@@ -392,9 +388,15 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
         # (`nvcc ... -c /root/.cache/flashinfer/generated/.../batch_prefill.cu`)
         frames += [line for line in analysis.plain_lines if COMPILE_COMMAND_RE.search(line)][:4]
     found: set[str] = set()
-    for text in (*(MODEL_REPO_RE.sub(" ", root) for root in roots), *frames):
+    for text in (*(LAUNCH_FLAG_RE.sub(" ", MODEL_REPO_RE.sub(" ", root)) for root in roots), *frames):
         found |= components_in(text)
     return frozenset(found)
+
+
+# a flag with its value that a report's own sentence quotes ("... with --moe-a2a-backend deepep
+# and DeepGEMM installed, the scheduler crashes ..."): what the server was started with, not where
+# the error arises
+LAUNCH_FLAG_RE = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*(?:[ =](?!--)[^\s,;]+)?")
 
 
 def _out_of_memory(text: str) -> bool:

@@ -65,6 +65,8 @@ OTHER_SOFTWARE_RE = re.compile(
     r"DistributedDataParallel|\bFSDP\b|pytorch_lightning|lightning\.|loss\.backward|optimizer\.step|"
     r"训练|training (?:job|run|script)|fine-?tun|" + MINI_SGLANG,
     re.I)
+# the words of OTHER_SOFTWARE_RE that name an activity, not a program ("训练", "fine-tuning")
+ACTIVITY_WORD_RE = re.compile(r"训练|training|fine-?tun", re.I)
 # "没有用 sglang" / "not using sglang": a mention that says the paste is NOT from SGLang
 NEGATED_SGLANG_RE = re.compile(r"(?:没有用|没用|不是|并非|没有使用|not using|not|without|no|isn't|wasn't)\s*(?:the\s+)?sglang", re.I)
 USER_NAME_RE = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*|\b(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]\b")

@@ -20,6 +20,7 @@ from assistant.case_steps import fitting_steps
 from assistant.components import components_in, named_in_order, specific
 from assistant.decision import LEAD, SIGNATURE_OK, UNKNOWN
 from assistant.decision import failing_components as components_of
+from assistant.environment import ACTIVITY_WORD_RE
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
 from assistant.next_steps import GENERIC, QUIET_LOG_RE, for_version, steps_for
@@ -154,8 +155,16 @@ def outside_package(module: str | None) -> str | None:
 
 
 def _next_steps(components: list[str], module: str | None, version: str | None, registry,
-                language: str = "en", quiet_log: bool = False) -> list[str]:
+                language: str = "en", quiet_log: bool = False, programs: tuple[str, ...] = ()) -> list[str]:
     steps = for_version(steps_for(components, quiet_log=quiet_log), version, registry)
+    if programs:
+        # the paste is another program's: its own tracker first; SGLang's steps only if it is involved
+        named = ", ".join(programs)
+        steps.insert(0, Sentence(f"Your paste comes from {named}: its own issue tracker and documentation are "
+                                 "the place for this error. If SGLang runs in the same job (a rollout engine, a "
+                                 "server behind it), paste SGLang's own server log: the steps below are for that.",
+                                 f"你贴的内容来自 {named}：这个错误应该去它自己的 issue 和文档里查。如果同一个任务里也跑着 "
+                                 "SGLang（作为 rollout 引擎，或在它后面提供服务），请贴出 SGLang 自己的服务日志：下面的步骤是针对它的。"))
     package = outside_package(module) if not components else None
     if package:
         steps.insert(0, Sentence(f"The innermost frame is in `{package}`, outside SGLang: its version "
@@ -215,6 +224,8 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
     components = where_to_look(retrieval)
     module, function = innermost_frame(analysis.failure_sites)
     quiet_log = not analysis.errors and bool(QUIET_LOG_RE.search(analysis.question))
+    programs = () if analysis.mentions_sglang else tuple(
+        name for name in analysis.other_software[:3] if not ACTIVITY_WORD_RE.search(name))
     named = None
     if module is None and not decision.question:
         try:
@@ -291,7 +302,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         elif symptom:
             diagnosis += say((f" It applies if what you see is this: {symptom}.",
                               f"如果你看到的现象是这样，它就适用：{confirm_symptom(retrieval.hits[0], chinese=True)}。"))
-        steps = _next_steps(components, module, version, registry, language, quiet_log)
+        steps = _next_steps(components, module, version, registry, language, quiet_log, programs)
         # the steps stay out of a lead's answer; a user who confirms an entry reads them apart
         where = ((f": `ask kb show {top.id}` prints its steps (they are", f"：`ask kb show {top.id} --lang zh` 会列出它的步骤（")
                  if top.kind == "entry" else (" (its steps are", "（"))
@@ -319,5 +330,5 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         + (f" Closest entries, not a match: {closest}." if closest else ""),
         f"这不是已知问题：知识库里没有和这段日志足够吻合的条目（置信度 {retrieval.confidence:.2f}），所以不给修复建议。"
         + (f"最接近但不匹配的条目：{closest}。" if closest else "")))
-    return NotConfirmed(outcome, diagnosis, _next_steps(components, module, version, registry, language, quiet_log),
+    return NotConfirmed(outcome, diagnosis, _next_steps(components, module, version, registry, language, quiet_log, programs),
                         **known)

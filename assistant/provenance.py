@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from assistant.deps import RUNTIME_EXTRA, DependencyAdvice, dependency_advice
+from assistant.environment import ACTIVITY_WORD_RE
 from assistant.origin import Origin, match_origin
 from assistant.paste_cache import per_analysis
 from assistant.release_range import release_range
@@ -64,9 +65,15 @@ def _origin(analysis: Analysis) -> Origin | None:
     if not lines:
         return None
     try:
-        return match_origin(lines, analysis.environment.sglang_version)
+        origin = match_origin(lines, analysis.environment.sglang_version)
     except (OSError, ValueError):
         return None   # no registry built (a stripped install): the answer stands without it
+    if (origin is not None and origin.is_sglang and not analysis.mentions_sglang and not analysis.sglang_frames
+            and any(not ACTIVITY_WORD_RE.search(name) for name in analysis.other_software)):
+        # another program's paste (vLLM prints many of SGLang's messages word for word): the same
+        # text in SGLang's source is not where this user's error came from
+        return None
+    return origin
 
 
 def paste_origin(analysis: Analysis) -> Origin | None:

@@ -907,3 +907,14 @@ def test_cuda_words_in_a_rocm_log_are_no_sign_of_nvidia(assistant):
     # not fit an MI300X, the ROCm one does
     retrieval = assistant.retrieve(AMD_SHARED_MEMORY.splitlines())
     assert retrieval.hits[0].unit_id == "rocm-triton-shared-memory-64kb-lds"
+
+
+def test_a_flag_the_report_quotes_is_not_where_its_error_arises():
+    from assistant.decision import failing_components
+    from assistant.trace import analyze
+
+    analysis = analyze(
+        "DeepSeek-V4 with --tp 8 --enable-dp-attention --moe-a2a-backend deepep and DeepGEMM 2.4.2 "
+        "installed: the scheduler crashes during the DeepGEMM JIT warmup with\n"
+        "TypeError: m_grouped_fp8_fp4_gemm_nt_contiguous(): incompatible function arguments.")
+    assert "deepep" not in failing_components(analysis)

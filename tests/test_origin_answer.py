@@ -107,6 +107,16 @@ def test_torch_and_nccl_errors_get_no_sglang_origin(kb_dir, paste, package):
     assert "Where it comes from: SGLang:" not in text
 
 
+def test_another_programs_paste_gets_no_sglang_site_for_a_message_they_share(kb_dir):
+    # vLLM raises this check in the same words; a vLLM user's error does not come from SGLang's code
+    paste = ("Image built from the vllm-gptq Dockerfile, Qwen-14B-Chat-Int4 with vllm --tensor-parallel-size 2:\n"
+             "ValueError: The input size is not aligned with the quantized weight shape. "
+             "This can be caused by too large tensor parallel size.")
+    out = _json(paste, kb=kb_dir)
+    assert out["origin"] is None or out["origin"]["is_sglang"] is False
+    assert "Where it comes from: SGLang:" not in run_ask(paste, kb=kb_dir).stdout.decode()
+
+
 def test_dependency_fix_carries_the_exact_pin_and_command(kb_dir):
     out = _json(KERNEL_TOO_OLD, kb=kb_dir)
     dependency = out["dependency"]

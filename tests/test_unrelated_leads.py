@@ -152,3 +152,5 @@ def test_another_cuda_projects_source_build_gets_no_sglang_fix(assistant):
     answer = assistant.answer(paste)
     assert answer.outcome != "fix"
     assert any("xformers" in str(reason) for reason in answer.reasons)
+    # and what to do next starts with that program, not with SGLang's environment dump
+    assert "xformers" in answer.next_steps[0] and "sglang.check_env" not in answer.next_steps[0]
