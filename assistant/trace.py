@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from assistant.commands import SGLANG_MARKER_RE
-from assistant.environment import Environment, EnvironmentReader
+from assistant.environment import ACTIVITY_WORD_RE, Environment, EnvironmentReader
 from assistant.generic_lines import SOLUTION_STEP
 from assistant.log_encoding import CARRIED, EXCEPTION_NAME, decoded, plain_text
 from assistant.log_prefix import PREFIX_RE
@@ -805,6 +805,18 @@ def _looks_like_prose(text: str) -> bool:
     return bool(_CONVERSATION_RE.search(text))
 
 
+def _other_software(st) -> tuple[str, ...]:
+    """The other programs the paste shows. A training or fine-tuning word counts only when the log
+    says it (a trainer's frames, a training script's own lines): in the user's own words it tells
+    what the job is, and RL and fine-tuning jobs run SGLang as their rollout or serving engine."""
+    prose = " ".join((*st.described, *st.prose))
+    own = {mask(line) for line in (*st.described, *st.prose)}
+    logged = " ".join(line for line in st.templates if line not in own)
+    return tuple(name for name in st.environment.other_software
+                 if not ACTIVITY_WORD_RE.search(name) or ACTIVITY_WORD_RE.search(logged)
+                 or not ACTIVITY_WORD_RE.search(prose))
+
+
 def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | None = None) -> Analysis:
     """Triage a stream of lines (a pasted trace or a whole log) with bounded memory.
 
@@ -865,7 +877,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         question=" ".join((*st.described, *st.prose))[:2000],
         masked_lines=tuple(dict.fromkeys(kept)),
         plain_lines=tuple(st.plain),
-        other_software=tuple(st.environment.other_software),
+        other_software=_other_software(st),
         prose_lines=tuple(mask(p) for p in st.prose),
         user_names=tuple(st.environment.user_names),
         tail_lines=frozenset(tail),

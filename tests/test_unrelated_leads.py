@@ -154,3 +154,14 @@ def test_another_cuda_projects_source_build_gets_no_sglang_fix(assistant):
     assert any("xformers" in str(reason) for reason in answer.reasons)
     # and what to do next starts with that program, not with SGLang's environment dump
     assert "xformers" in answer.next_steps[0] and "sglang.check_env" not in answer.next_steps[0]
+
+
+def test_a_training_job_the_user_describes_is_not_another_program(assistant):
+    # RL and fine-tuning jobs run SGLang as their rollout engine: the user's word for the job is not
+    # a program, while a trainer's own frames in the log are
+    described = assistant.answer("用 verl 训练 Qwen2.5-7B 时 rollout 挂了，这是 OOM 吗？\n"
+                                 "RuntimeError: CUDA error: uncorrectable ECC error encountered")
+    assert described.outcome == "fix" and described.matches[0].id == "gpu-hardware-fault-xid-ecc"
+    logged = assistant.answer('Traceback (most recent call last):\n  File "/app/train.py", line 88, in step\n'
+                              "    loss.backward()\nRuntimeError: CUDA error: uncorrectable ECC error encountered")
+    assert logged.outcome != "fix" and any("loss.backward" in str(r) for r in logged.reasons)
