@@ -117,7 +117,7 @@ class GpuMemory:
         if self.this_process is not None:
             facts.append(f"本进程占用 {_fmt(self.this_process)}" if zh else f"this process held {_fmt(self.this_process)}")
         if self.others:
-            listed = ", ".join(f"process {pid} {_fmt(gib)}" for pid, gib in self.others[:4])
+            listed = ", ".join(f"{'进程' if zh else 'process'} {pid} {_fmt(gib)}" for pid, gib in self.others[:4])
             if zh:
                 more = f" 等另外 {len(self.others) - 4} 个" if len(self.others) > 4 else ""
                 who = "其他进程" if self.this_process is not None else "这块卡上的进程"
