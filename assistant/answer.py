@@ -132,9 +132,7 @@ class Answer:
             return self.label("why_lead")
         top = self.matches[0] if self.matches else None
         if top is not None and top.kind == "entry":
-            if self.reader_language == "zh":
-                return f"为什么最接近的条目（kb:{top.id}）不是修复方法"
-            return f"Why the closest entry (kb:{top.id}) is not the fix"
+            return self.label("why_not_closest").format(ref=f"kb:{top.id}")
         return self.label("why_unknown")
 
     @property

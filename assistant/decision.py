@@ -31,8 +31,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
+from assistant.commands import FLAG_RE
 from assistant.components import BY_NAME, components_in, conflicts, families, specific
-from assistant.environment import ACTIVITY_WORD_RE, HARDWARE_HINTS, gpu_vendor
+from assistant.environment import HARDWARE_HINTS, gpu_vendor, named_programs
 from assistant.exit_signal import signal_agrees, signal_conflict
 from assistant.generic_lines import DISABLE_STEP_RE, SOLUTION_STEP_RE, is_generic, specific_words
 from assistant.gpu_arch import arch_conflict
@@ -142,13 +143,13 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
         return first
     top = hits[0]
     if first.outcome == FIX:
-        if (top.kind != "entry" or _specific_signatures(top) or declared_site_line(top.meta, analysis)
+        if (top.kind != "entry" or specific_signatures(top) or declared_site_line(top.meta, analysis)
                 or declared_symbol_line(top.meta, analysis)):
             return first
 
         def eligible(hit) -> bool:
             # a specific line of its own, not a frame, that the top did not match
-            return (bool(_specific_signatures(hit)) and not _frames_only(hit, analysis)
+            return (bool(specific_signatures(hit)) and not _frames_only(hit, analysis)
                     and any(line not in top.evidence and not is_generic(line) for line in hit.evidence))
     else:
         def eligible(hit) -> bool:
@@ -160,7 +161,7 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
     promoted = _runner_up(hits, (FIX,), lambda hit: hit.signature >= SIGNATURE_OK and eligible(hit),
                           tokens, index, analysis, idf)
     if (promoted is None and first.diagnosis and top.kind == "entry" and top.meta.get("diagnosis")
-            and top.signature >= SIGNATURE_OK and not _specific_signatures(top)):
+            and top.signature >= SIGNATURE_OK and not specific_signatures(top)):
         promoted = _feature_lead(hits, tokens, index, analysis, idf)
     if promoted is None and first.outcome == UNKNOWN and first.failing_components:
         # the top does not fit (an OOM raised inside the vision tower is no KV-pool OOM): a
@@ -229,7 +230,7 @@ def _says_after(top, hit) -> bool:
     """On a line the top matched with a relay's words, the hit matched a specific line of its own
     in what follows them (the reason after `Failed to load LoRA adapter sql:`)."""
     # the relay quotes the reason without its exception class (`... adapter sql: Cannot find ...`)
-    own = [EXCEPTION_CLASS_RE.sub("", masked_signature(sig)[0]) for sig in _specific_signatures(hit)]
+    own = [EXCEPTION_CLASS_RE.sub("", masked_signature(sig)[0]) for sig in specific_signatures(hit)]
     return any(sig and sig in rest for _, rest in _after_matched_headers(top) for sig in own)
 
 
@@ -286,7 +287,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         if not reasons and top.meta.get("diagnosis"):
             diagnosis = True
             reasons.append(DIAGNOSIS_REASON if analysis.errors else SYMPTOM_DIAGNOSIS_REASON)
-        elif not reasons and not _specific_signatures(top) and declared_site_line(top.meta, analysis):
+        elif not reasons and not specific_signatures(top) and declared_site_line(top.meta, analysis):
             # one of the checks the entry is about, but not one it names: how to read it, not its fix
             diagnosis = True
             origin = paste_origin(analysis)
@@ -308,11 +309,11 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         against = against or _against(top, analysis, failing)
         if not strong and top.signature < SIGNATURE_OK and against.scope:
             related = False   # words alone, about other hardware or releases: not a plausible lead
-        elif against.contradicted and not _specific_signatures(top):
+        elif against.contradicted and not specific_signatures(top):
             # only a line many failures print, about another kind of failure, component or
             # platform: naming it would point the user the wrong way
             related = False
-        elif (top.signature >= SIGNATURE_OK and not _specific_signatures(top) and evidence_level < EVIDENCE_OK
+        elif (top.signature >= SIGNATURE_OK and not specific_signatures(top) and evidence_level < EVIDENCE_OK
               and _root_unexplained(top, analysis)):
             # a line every such log prints (`Init torch distributed begin.`), beside a specific
             # error the entry does not explain and words that do not agree: no plausible lead
@@ -331,7 +332,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
 def _software_names(names) -> tuple[str, str]:
     """The other programs a paste shows, as a reader names them (English, Chinese): a training
     or fine-tuning word is the job it describes, not a program called "训练" or "fine-tun"."""
-    programs = [name for name in names if not ACTIVITY_WORD_RE.search(name)]
+    programs = list(named_programs(names))
     job = len(programs) < len(names)
     english = programs + (["a training or fine-tuning job"] if job else [])
     chinese = programs + (["训练或微调任务"] if job else [])
@@ -396,7 +397,7 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
 # a flag with its value that a report's own sentence quotes ("... with --moe-a2a-backend deepep
 # and DeepGEMM installed, the scheduler crashes ..."): what the server was started with, not where
 # the error arises
-LAUNCH_FLAG_RE = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*(?:[ =](?!--)[^\s,;]+)?")
+LAUNCH_FLAG_RE = re.compile(FLAG_RE.pattern + r"(?:[ =](?!--)[^\s,;]+)?")
 
 
 def _out_of_memory(text: str) -> bool:
@@ -514,8 +515,8 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
         # a diagnosis entry that matched a generic line is about what that line means, wherever
         # it arises (an illegal memory access inside flashinfer is still one): a lead by nature
         reads_generic_line = (bool(meta.get("diagnosis")) and top.signature >= SIGNATURE_OK
-                              and not _specific_signatures(top))
-        if (top.signature >= SIGNATURE_OK and not _specific_signatures(top) and not reads_generic_line
+                              and not specific_signatures(top))
+        if (top.signature >= SIGNATURE_OK and not specific_signatures(top) and not reads_generic_line
                 and not _corroborated(top, analysis, in_frames=not _about_a_generic_line(meta))):
             line = _short(top.evidence[0]) if top.evidence else None
             reasons.append(Sentence(
@@ -525,7 +526,7 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
                 f"它只匹配到一行很多不同故障都会打印的通用报错（{line or '一行错误'}）；你的日志里没有别的内容能把它和这个条目联系起来"
                 + (f"（它讲的是 {_names(specific(about))}）。" if specific(about) else "。")))
         unexplained = (_specific_line_unexplained(top, analysis)
-                       if top.signature >= SIGNATURE_OK and not _specific_signatures(top) and not reads_generic_line
+                       if top.signature >= SIGNATURE_OK and not specific_signatures(top) and not reads_generic_line
                        else None)
         if unexplained and not reasons:
             reasons.append(Sentence(f"It matched only a line many failures print; your log goes on to say "
@@ -556,7 +557,7 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
         where = failing if where is None else where
         outside = (conflicts(where, about) if not holder_agrees(meta, analysis) and not reads_generic_line
                    else frozenset())
-        if outside and _specific_signatures(top) and families(specific(failing)) & families(about):
+        if outside and specific_signatures(top) and families(specific(failing)) & families(about):
             # the entry's own specific line matched and the failure is in a component it is about:
             # another component named on the way (a cutlass source sgl-kernel's build compiles, the
             # quantization module an aiter import runs through) is where, not what
@@ -826,7 +827,7 @@ def _unexplained_wrapped_message(top) -> str | None:
     specific that the entry's own lines do not: `KVTransferError(bootstrap_room=...): Aborted by
     AbortReq.` matched by `KVTransferError(bootstrap_room=` is an abort, not the network failure
     the entry is about. Only for an entry that matched no specific line of its own."""
-    if top.signature < SIGNATURE_OK or _specific_signatures(top):
+    if top.signature < SIGNATURE_OK or specific_signatures(top):
         return None
     # a header that ends in its own colon (`Capture cuda graph failed:`) is followed by the message
     for line, rest in _after_matched_headers(top):
@@ -884,7 +885,7 @@ def _evidence_for(top, signature: str) -> str | None:
     return None
 
 
-def _specific_signatures(top) -> list[str]:
+def specific_signatures(top) -> list[str]:
     """Matched signature lines that say more than a generic failure phrase."""
     return [sig for sig in _matched_signatures(top) if not is_generic(signature_text(sig))]
 
@@ -1070,7 +1071,7 @@ def _explains_root_specifically(top, analysis: Analysis) -> bool:
     if declared_site_line(top.meta, analysis) is not None or declared_symbol_line(top.meta, analysis) is not None:
         return True
     root = root_error(analysis)
-    if not _specific_signatures(top):
+    if not specific_signatures(top):
         return False
     specific_matched = [m for m in top.evidence if not is_generic(m)]
     if root is None or is_generic(root.text):

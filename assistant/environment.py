@@ -53,6 +53,8 @@ GPU_CONTEXT_RE = re.compile(r"GPU|NVIDIA|AMD|Instinct|Radeon|MTT|Ascend|Atlas|[�
 # mini-sglang (`python -m minisgl`) is a separate small engine: its flags and code are not SGLang's
 MINI_SGLANG = r"\bmini[-_ ]?sglang\b|\bminisgl\b"
 MINI_SGLANG_RE = re.compile(MINI_SGLANG, re.I)
+# words that name an activity, not a program: "训练" (training), a training job, fine-tuning
+ACTIVITY_WORDS = r"训练|training (?:job|run|script)|fine-?tun"
 # Another program's own log or stack trace: SGLang fixes do not apply unless a signature matches.
 OTHER_SOFTWARE_RE = re.compile(
     r"\bvllm\b|\bvLLM\b|text[-_]generation[-_](?:launcher|router|inference|server)|\bTGI\b|llama\.cpp|llama-server|\bollama\b|"
@@ -63,10 +65,16 @@ OTHER_SOFTWARE_RE = re.compile(
     r"\bjax\b|\bcelery\b|\bdjango\b|\bpostgres|\bmysql\b|\bnginx\b|CrashLoopBackOff|ImagePullBackOff|"
     r"\bredis\b|\bkafka\b|MPS backend|\bdiffusers\b|ComfyUI|Trainer\b|trainer\.train|accelerate launch|"
     r"DistributedDataParallel|\bFSDP\b|pytorch_lightning|lightning\.|loss\.backward|optimizer\.step|"
-    r"训练|training (?:job|run|script)|fine-?tun|" + MINI_SGLANG,
+    + ACTIVITY_WORDS + "|" + MINI_SGLANG,
     re.I)
-# the words of OTHER_SOFTWARE_RE that name an activity, not a program ("训练", "fine-tuning")
-ACTIVITY_WORD_RE = re.compile(r"训练|training|fine-?tun", re.I)
+ACTIVITY_WORD_RE = re.compile(ACTIVITY_WORDS, re.I)
+
+
+def named_programs(other_software) -> tuple[str, ...]:
+    """The other programs among what `OTHER_SOFTWARE_RE` found, without its activity words."""
+    return tuple(name for name in other_software if not ACTIVITY_WORD_RE.search(name))
+
+
 # "没有用 sglang" / "not using sglang": a mention that says the paste is NOT from SGLang
 NEGATED_SGLANG_RE = re.compile(r"(?:没有用|没用|不是|并非|没有使用|not using|not|without|no|isn't|wasn't)\s*(?:the\s+)?sglang", re.I)
 USER_NAME_RE = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*|\b(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]\b")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from assistant.paste_cache import per_analysis
-from assistant.wording import Sentence
+from assistant.wording import Sentence, in_language
 
 if TYPE_CHECKING:   # for type hints only: the KB schema imports this module, and stays light
     from assistant.trace import Analysis
@@ -103,45 +103,41 @@ class GpuMemory:
         return THIS_PROCESS if used > 0 and own >= OWN_SHARE * used else None
 
     def reading(self, language: str = "en") -> str:
-        """The numbers and what they rule in, in one or two sentences (English, or Chinese for "zh")."""
-        zh = language == "zh"
-        where = f"{self.device} {self.gpu}" if self.gpu is not None else (self.device if zh else f"the {self.device}")
-        facts = [f"在 {where} 上申请 {_fmt(self.requested)} 失败" if zh
-                 else f"a {_fmt(self.requested)} allocation failed on {where}"]
+        """The numbers and what they rule in, in one or two sentences, in the reader's language."""
+        where = f"{self.device} {self.gpu}" if self.gpu is not None else None
+        facts = [Sentence(f"a {_fmt(self.requested)} allocation failed on {where or 'the ' + self.device}",
+                          f"在 {where or self.device} 上申请 {_fmt(self.requested)} 失败")]
         if self.capacity is not None:
-            if zh:
-                facts[0] += f"（共 {_fmt(self.capacity)}" + (f"，空闲 {_fmt(self.free)}）" if self.free is not None else "）")
-            else:
-                facts[0] += f" ({_fmt(self.capacity)} in total"
-                facts[0] += f", {_fmt(self.free)} free)" if self.free is not None else ")"
+            free = self.free is not None
+            facts[0] = Sentence(facts[0] + f" ({_fmt(self.capacity)} in total" + (f", {_fmt(self.free)} free)" if free else ")"),
+                                facts[0].zh + f"（共 {_fmt(self.capacity)}" + (f"，空闲 {_fmt(self.free)}）" if free else "）"))
         if self.this_process is not None:
-            facts.append(f"本进程占用 {_fmt(self.this_process)}" if zh else f"this process held {_fmt(self.this_process)}")
+            facts.append(Sentence(f"this process held {_fmt(self.this_process)}", f"本进程占用 {_fmt(self.this_process)}"))
         if self.others:
-            listed = ", ".join(f"{'进程' if zh else 'process'} {pid} {_fmt(gib)}" for pid, gib in self.others[:4])
-            if zh:
-                more = f" 等另外 {len(self.others) - 4} 个" if len(self.others) > 4 else ""
-                who = "其他进程" if self.this_process is not None else "这块卡上的进程"
-                facts.append(f"{who}占用 {_fmt(self.others_total)}（{listed}{more}）")
-            else:
-                more = f" and {len(self.others) - 4} more" if len(self.others) > 4 else ""
-                who = "other processes" if self.this_process is not None else "processes on it"
-                facts.append(f"{who} held {_fmt(self.others_total)} ({listed}{more})")
+            listed = ", ".join(f"process {pid} {_fmt(gib)}" for pid, gib in self.others[:4])
+            listed_zh = ", ".join(f"进程 {pid} {_fmt(gib)}" for pid, gib in self.others[:4])
+            more = len(self.others) - 4
+            own = self.this_process is not None
+            facts.append(Sentence(
+                f"{'other processes' if own else 'processes on it'} held {_fmt(self.others_total)} "
+                f"({listed}{f' and {more} more' if more > 0 else ''})",
+                f"{'其他进程' if own else '这块卡上的进程'}占用 {_fmt(self.others_total)}"
+                f"（{listed_zh}{f' 等另外 {more} 个' if more > 0 else ''}）"))
             if self.beside_own_scheduler:
-                facts.append("错误出在 SGLang 的 tokenizer 进程里，所以这些进程包括 SGLang 自己的 scheduler（含权重和 KV cache）"
-                             if zh else "the error arose in SGLang's tokenizer process, so those include SGLang's own "
-                             "scheduler with its weights and KV cache")
+                facts.append(Sentence("the error arose in SGLang's tokenizer process, so those include SGLang's own "
+                                      "scheduler with its weights and KV cache",
+                                      "错误出在 SGLang 的 tokenizer 进程里，所以这些进程包括 SGLang 自己的 scheduler（含权重和 KV cache）"))
         if self.graph_pools:
-            facts.append(f"CUDA graph 内存池 {_fmt(self.graph_pools)}" if zh else f"CUDA-graph pools {_fmt(self.graph_pools)}")
+            facts.append(Sentence(f"CUDA-graph pools {_fmt(self.graph_pools)}", f"CUDA graph 内存池 {_fmt(self.graph_pools)}"))
         if self.unused_reserved:
-            facts.append(f"PyTorch 已预留但未分配 {_fmt(self.unused_reserved)}" if zh
-                         else f"{_fmt(self.unused_reserved)} reserved by PyTorch but unallocated")
-        if zh:
-            text = "；".join(facts) + "。"
-            verdict = self.verdict("zh")
-            return f"{text}{verdict}" if verdict else text
-        text = "; ".join(facts) + "."
+            facts.append(Sentence(f"{_fmt(self.unused_reserved)} reserved by PyTorch but unallocated",
+                                  f"PyTorch 已预留但未分配 {_fmt(self.unused_reserved)}"))
+        english = "; ".join(facts) + "."
+        reading = Sentence(english[0].upper() + english[1:], "；".join(f.zh for f in facts) + "。")
         verdict = self.verdict()
-        return f"{text[0].upper()}{text[1:]} {verdict}" if verdict else f"{text[0].upper()}{text[1:]}"
+        if verdict:
+            reading = Sentence(f"{reading} {verdict}", reading.zh + verdict.zh)
+        return in_language(reading, language)
 
     def query_words(self) -> str:
         """The verdict in the words an operator would write, for retrieval: the numbers say it,
@@ -159,34 +155,30 @@ class GpuMemory:
                 and self.unused_reserved >= FRAGMENTED_RATIO * self.requested
                 and (self.free is None or self.free < self.requested))
 
-    def verdict(self, language: str = "en") -> str | None:
+    def verdict(self) -> Sentence | None:
         """What the numbers alone establish, or None when they do not single out a cause."""
-        zh = language == "zh"
         if self.others_hold_memory():
-            if zh:
-                return ("其他进程占用了这块 GPU 的很大一部分：用 `nvidia-smi --query-compute-apps=pid,process_name,"
-                        "used_memory --format=csv` 找到它们，停掉它们或把 SGLang 换到空闲的 GPU 上"
-                        "（CUDA_VISIBLE_DEVICES）；如果是有意共用这块 GPU（同机部署的训练进程），那个进程必须先释放显存，"
-                        "SGLang 才能运行。")
-            return ("Other processes hold a large share of this GPU: find them with `nvidia-smi "
-                    "--query-compute-apps=pid,process_name,used_memory --format=csv` and stop them or "
-                    "move SGLang to a free GPU (CUDA_VISIBLE_DEVICES); if the GPU is shared on purpose "
-                    "(a colocated trainer), that process must release its memory before SGLang runs.")
+            return Sentence("Other processes hold a large share of this GPU: find them with `nvidia-smi "
+                            "--query-compute-apps=pid,process_name,used_memory --format=csv` and stop them or "
+                            "move SGLang to a free GPU (CUDA_VISIBLE_DEVICES); if the GPU is shared on purpose "
+                            "(a colocated trainer), that process must release its memory before SGLang runs.",
+                            "其他进程占用了这块 GPU 的很大一部分：用 `nvidia-smi --query-compute-apps=pid,process_name,"
+                            "used_memory --format=csv` 找到它们，停掉它们或把 SGLang 换到空闲的 GPU 上"
+                            "（CUDA_VISIBLE_DEVICES）；如果是有意共用这块 GPU（同机部署的训练进程），那个进程必须先释放显存，"
+                            "SGLang 才能运行。")
         if self.capacity and self.requested >= HUGE_SHARE * self.capacity:
             share = f"{self.requested / self.capacity:.0%}"
-            if zh:
-                return (f"一次申请 {_fmt(self.requested)}（占 {self.device} 的 {share}）是单个大张量，而不是许多小张量："
-                        "启动时是 KV cache 池本身（调小 --mem-fraction-static 会缩小它），服务时是超长输入的 logits 或"
-                        "激活（缩短输入或调小 --chunked-prefill-size）。")
-            return (f"One request for {_fmt(self.requested)} ({share} of the "
-                    f"{self.device}) is a single large tensor, not many small ones: at startup the KV-cache "
-                    "pool itself (a smaller --mem-fraction-static shrinks it), while serving the logits or "
-                    "activations of a very long input (shorter inputs or a smaller --chunked-prefill-size).")
+            return Sentence(f"One request for {_fmt(self.requested)} ({share} of the "
+                            f"{self.device}) is a single large tensor, not many small ones: at startup the KV-cache "
+                            "pool itself (a smaller --mem-fraction-static shrinks it), while serving the logits or "
+                            "activations of a very long input (shorter inputs or a smaller --chunked-prefill-size).",
+                            f"一次申请 {_fmt(self.requested)}（占 {self.device} 的 {share}）是单个大张量，而不是许多小张量："
+                            "启动时是 KV cache 池本身（调小 --mem-fraction-static 会缩小它），服务时是超长输入的 logits 或"
+                            "激活（缩短输入或调小 --chunked-prefill-size）。")
         if self._fragmented():
-            if zh:
-                return f"PyTorch 已预留但未使用 {_fmt(self.unused_reserved)}，比这次申请还多：显存是碎片化了，而不是用完了。"
-            return (f"PyTorch had {_fmt(self.unused_reserved)} reserved but unused, more than the request: "
-                    "the memory is fragmented rather than exhausted.")
+            return Sentence(f"PyTorch had {_fmt(self.unused_reserved)} reserved but unused, more than the request: "
+                            "the memory is fragmented rather than exhausted.",
+                            f"PyTorch 已预留但未使用 {_fmt(self.unused_reserved)}，比这次申请还多：显存是碎片化了，而不是用完了。")
         return None
 
 
@@ -266,24 +258,20 @@ class LoadMemory:
         return self.before > 0 and self.weights >= WEIGHTS_FILL_SHARE * self.before
 
     def reading(self, language: str = "en") -> str:
-        zh = language == "zh"
-        if zh:
-            text = (f"加载权重每张 GPU 用了 {self.weights:.2f} GB；加载前空闲的 {self.before:.2f} GB 里还剩 "
-                    f"{self.left:.2f} GB。")
-        else:
-            text = (f"Loading the weights took {self.weights:.2f} GB per GPU; {self.left:.2f} GB of the "
-                    f"{self.before:.2f} GB free before loading was left.")
+        reading = Sentence(f"Loading the weights took {self.weights:.2f} GB per GPU; {self.left:.2f} GB of the "
+                           f"{self.before:.2f} GB free before loading was left.",
+                           f"加载权重每张 GPU 用了 {self.weights:.2f} GB；加载前空闲的 {self.before:.2f} GB 里还剩 "
+                           f"{self.left:.2f} GB。")
         if self.fills():
             most = max(0.0, MAX_FRACTION * self.before - self.weights)
             share = f"{self.weights / self.before:.0%}"
-            if zh:
-                text += (f"仅权重就占了其中的 {share}：即使 --mem-fraction-static {MAX_FRACTION}，KV cache 也只剩约 "
-                         f"{most:.2f} GB，所以调大它不是解决办法；请用更多 GPU（--tp）、量化或更小的 checkpoint，或显存更大的 GPU。")
-            else:
-                text += (f" The weights alone take {share} of it: even --mem-fraction-static "
-                         f"{MAX_FRACTION} would leave the KV cache about {most:.2f} GB, so raising it is no fix; use "
-                         "more GPUs (--tp), a quantized or smaller checkpoint, or GPUs with more memory.")
-        return text
+            reading = Sentence(
+                f"{reading} The weights alone take {share} of it: even --mem-fraction-static "
+                f"{MAX_FRACTION} would leave the KV cache about {most:.2f} GB, so raising it is no fix; use "
+                "more GPUs (--tp), a quantized or smaller checkpoint, or GPUs with more memory.",
+                f"{reading.zh}仅权重就占了其中的 {share}：即使 --mem-fraction-static {MAX_FRACTION}，KV cache 也只剩约 "
+                f"{most:.2f} GB，所以调大它不是解决办法；请用更多 GPU（--tp）、量化或更小的 checkpoint，或显存更大的 GPU。")
+        return in_language(reading, language)
 
 
 def paste_load_memory(analysis: "Analysis") -> LoadMemory | None:

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from assistant.case_steps import fitting_steps
 from assistant.components import components_in, named_in_order, specific
-from assistant.decision import LEAD, SIGNATURE_OK, UNKNOWN
+from assistant.decision import LEAD, UNKNOWN, specific_signatures
 from assistant.decision import failing_components as components_of
-from assistant.environment import ACTIVITY_WORD_RE
+from assistant.environment import named_programs
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
 from assistant.next_steps import GENERIC, QUIET_LOG_RE, for_version, steps_for
@@ -116,7 +116,7 @@ def confirm_lines(hit: Hit) -> list[str]:
 
 def own_line_shown(hit: Hit) -> bool:
     """One of the hit's own specific error lines is in the user's log."""
-    return hit.signature >= SIGNATURE_OK and any(not is_generic(line) for line in hit.evidence)
+    return bool(specific_signatures(hit))
 
 
 def confirm_symptom(hit: Hit, chinese: bool = False) -> str | None:
@@ -224,8 +224,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
     components = where_to_look(retrieval)
     module, function = innermost_frame(analysis.failure_sites)
     quiet_log = not analysis.errors and bool(QUIET_LOG_RE.search(analysis.question))
-    programs = () if analysis.mentions_sglang else tuple(
-        name for name in analysis.other_software[:3] if not ACTIVITY_WORD_RE.search(name))
+    programs = () if analysis.mentions_sglang else named_programs(analysis.other_software[:3])
     named = None
     if module is None and not decision.question:
         try:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from assistant.deps import RUNTIME_EXTRA, DependencyAdvice, dependency_advice
-from assistant.environment import ACTIVITY_WORD_RE
+from assistant.environment import named_programs
 from assistant.origin import Origin, match_origin
 from assistant.paste_cache import per_analysis
 from assistant.release_range import release_range
@@ -69,7 +69,7 @@ def _origin(analysis: Analysis) -> Origin | None:
     except (OSError, ValueError):
         return None   # no registry built (a stripped install): the answer stands without it
     if (origin is not None and origin.is_sglang and not analysis.mentions_sglang and not analysis.sglang_frames
-            and any(not ACTIVITY_WORD_RE.search(name) for name in analysis.other_software)):
+            and named_programs(analysis.other_software)):
         # another program's paste (vLLM prints many of SGLang's messages word for word): the same
         # text in SGLang's source is not where this user's error came from
         return None

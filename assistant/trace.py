@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from assistant.commands import SGLANG_MARKER_RE
-from assistant.environment import ACTIVITY_WORD_RE, Environment, EnvironmentReader
+from assistant.environment import ACTIVITY_WORD_RE, Environment, EnvironmentReader, named_programs
 from assistant.generic_lines import SOLUTION_STEP
 from assistant.log_encoding import CARRIED, EXCEPTION_NAME, decoded, plain_text
 from assistant.log_prefix import PREFIX_RE
@@ -809,12 +809,13 @@ def _other_software(st) -> tuple[str, ...]:
     """The other programs the paste shows. A training or fine-tuning word counts only when the log
     says it (a trainer's frames, a training script's own lines): in the user's own words it tells
     what the job is, and RL and fine-tuning jobs run SGLang as their rollout or serving engine."""
-    prose = " ".join((*st.described, *st.prose))
-    own = {mask(line) for line in (*st.described, *st.prose)}
+    found = tuple(st.environment.other_software)
+    words = (*st.described, *st.prose)
+    own = {mask(line) for line in words}
     logged = " ".join(line for line in st.templates if line not in own)
-    return tuple(name for name in st.environment.other_software
-                 if not ACTIVITY_WORD_RE.search(name) or ACTIVITY_WORD_RE.search(logged)
-                 or not ACTIVITY_WORD_RE.search(prose))
+    if ACTIVITY_WORD_RE.search(logged) or not ACTIVITY_WORD_RE.search(" ".join(words)):
+        return found
+    return named_programs(found)
 
 
 def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | None = None) -> Analysis:

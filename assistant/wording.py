@@ -20,6 +20,7 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "question_unknown": ("UNKNOWN: this reads as a how-to question", "UNKNOWN：这是使用或配置问题"),
     "why_lead": ("Why it is only a lead", "为什么只是线索"),
     "why_unknown": ("Why there is no fix", "为什么没有修复方法"),
+    "why_not_closest": ("Why the closest entry ({ref}) is not the fix", "为什么最接近的条目（{ref}）不是修复方法"),
     "confirm_if": ("It would apply if your log also shows", "如果日志里还有下面这行，它就适用"),
     "root_error": ("The root error in your log", "日志中的根本错误"),
     "where_arises": ("Where it arises", "出错位置"),
