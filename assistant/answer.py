@@ -32,7 +32,7 @@ from assistant.provenance import (dependency_json, dependency_sentence, is_depen
                                   symbol_json)
 from assistant.retrieve import Hit, Retrieval
 from assistant.case_steps import fitting_steps
-from assistant.step_versions import step_version_ok
+from assistant.step_versions import step_version_ok, upgrade_target
 from assistant.trace import Environment
 
 FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
@@ -190,7 +190,18 @@ def _match(hit: Hit) -> Match:
         sources = [hit.url] if hit.url else [meta.get("path", hit.unit_id)]
         confidence = meta.get("state", "document")
     return Match(hit.unit_id, hit.title, hit.title_zh, hit.kind, hit.score, confidence, hit.url,
-                 sources, list(hit.evidence), meta)
+                 sources, _distinct_lines(hit.evidence), meta)
+
+
+def _distinct_lines(lines) -> list[str]:
+    """The matched lines without one that only repeats another with more or less around it (a
+    sentence and the same sentence with "(screenshots)" after it)."""
+    kept: list[str] = []
+    for line in lines:
+        key = " ".join(line.split()).lower()
+        if not any(key in " ".join(k.split()).lower() or " ".join(k.split()).lower() in key for k in kept):
+            kept.append(line)
+    return kept
 
 
 def format_step(text: str, commands, versions: str | None, show_versions: bool,
@@ -209,7 +220,8 @@ def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[Sentence
     if registry is None:
         return []
     version = registry.nearest(env.sglang_version) if env.sglang_version else None
-    where = ((f"SGLang {env.sglang_version}",) * 2 if version else ("any SGLang release", "任何 SGLang 版本"))
+    where = ((f"SGLang {env.sglang_version}", f" SGLang {env.sglang_version} ") if version
+             else ("any SGLang release", "任何 SGLang 版本都"))
     out = []
     names = [("flag", f.split()[0]) for f in env.flags]
     names += [("env", name) for name in user_env_vars if name.startswith(("SGLANG_", "SGL_"))]
@@ -221,9 +233,9 @@ def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[Sentence
         use = status.replacement or (_flag_named_like(name, registry, version) if what == "env" else None)
         if what == "flag":
             english = f"Your launch command uses {name}, which {where[0]} "
-            chinese = f"你的启动命令用了 {name}，而 {where[1]} "
+            chinese = f"你的启动命令用了 {name}，而{where[1]}"
         else:
-            english, chinese = f"Your paste sets {name}, which {where[0]} ", f"你设置了 {name}，而 {where[1]} "
+            english, chinese = f"Your paste sets {name}, which {where[0]} ", f"你设置了 {name}，而{where[1]}"
         english += ("does not accept" if status.kind == "flag" else "does not read") + f" ({note})."
         chinese += ("不接受它" if status.kind == "flag" else "不读取它") + f"（{note.zh}）。"
         out.append(Sentence(english.replace("..", ".") + (f" Use {use} instead." if use else ""),
@@ -328,11 +340,13 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
     dated = release_range(retrieval.analysis.sglang_frames) if not version else None
     fix, dropped = [], []
     for step in fitting_steps(meta["fix"], retrieval.analysis.masked_lines):
-        ok = step_version_ok(step.get("versions"), version, registry)
+        ok = step_version_ok(step.get("versions"), version, registry, step["text"])
         if ok is False or (ok is None and dated is not None and step.get("versions")
                            and not dated.admits(step["versions"])):
             continue
-        missing = missing_step_flags([step["text"], *step.get("commands", [])], version, registry,
+        # an upgrade step's flags are those of the release it leads to
+        flags_of = upgrade_target(step.get("versions"), version, step["text"]) or version
+        missing = missing_step_flags([step["text"], *step.get("commands", [])], flags_of, registry,
                                      retrieval.analysis.user_names)
         if missing:
             names = ", ".join(missing)

@@ -41,15 +41,15 @@ CUDA_TOOLKIT_RES = [
 TORCH_CUDA_RE = re.compile(r"\+cu(\d{2,3})\b")
 FLASHINFER_VERSION_RES = [re.compile(r"\bflashinfer(?:[-_]python)?\s*(?:==|:|\s|version\s*:?\s*)\s*" + _VERSION, re.I)]
 GPU_RE = re.compile(
-    r"\b(?:NVIDIA\s+|AMD\s+|Instinct\s+)*(?:GeForce\s+|Tesla\s+|Radeon\s+(?:PRO\s+)?)?"
-    r"(RTX\s?(?:PRO\s)?\d{4}(?:\s?Ti)?|GB\d{3}|[ABHL]\d{2,3}[A-Z]?(?:[- ](?:SXM\d?|PCIe|NVL)(?:\d-\d+GB)?)?(?:[- ]\d+GB)?|"
+    r"(?:\b|(?<=\d[x×]))(?:NVIDIA\s+|AMD\s+|Instinct\s+)*(?:GeForce\s+|Tesla\s+|Radeon\s+(?:PRO\s+)?)?"
+    r"(RTX\s?(?:PRO\s)?\d{4}(?:\s?Ti)?|GB\d{2,3}|DGX\s?Spark|[ABHL]\d{2,3}[A-Z]?(?:[- ](?:SXM\d?|PCIe|NVL)(?:\d-\d+GB)?)?(?:[- ]\d+GB)?|"
     r"T4|V100(?:[- ]SXM\d)?(?:[- ]\d+GB)?|MI\d{3}[A-Z]?|W7900|RX\s?\d{4}\s?XT|R9700|MTT\s?S\d{3,4}|"
     r"Ascend\s?\d{3}[A-Z]?\d?|Atlas\s?\d{3}[A-Z]?\d?)\b"
 )
 # a model name's active-parameter part (`Qwen3-235B-A22B`, `Qwen3-30B-A3B`): not an A-series GPU.
 # A name followed by "+" is a requirement (torch: "compute capability >= 9.0 or 8.9, or ROCm MI300+"), not the user's GPU
 MODEL_NAME_PART_RE = re.compile(r"\d+(?:\.\d+)?[BbMm]-$")
-GPU_CONTEXT_RE = re.compile(r"GPU|NVIDIA|AMD|Instinct|Radeon|MTT|Ascend|Atlas|[×x]\s?\d|\d\s?[×x]|device|card|显卡|卡", re.I)
+GPU_CONTEXT_RE = re.compile(r"GPU|NVIDIA|DGX|AMD|Instinct|Radeon|MTT|Ascend|Atlas|[×x]\s?\d|\d\s?[×x]|device|card|显卡|卡", re.I)
 # mini-sglang (`python -m minisgl`) is a separate small engine: its flags and code are not SGLang's
 MINI_SGLANG = r"\bmini[-_ ]?sglang\b|\bminisgl\b"
 MINI_SGLANG_RE = re.compile(MINI_SGLANG, re.I)
@@ -116,7 +116,7 @@ OTHER_SOFTWARE_KEYS = (
 )
 SGLANG_HINT_KEYS = ("sgl", "launch_server", "/srt/", "tp", "scheduler", "dataparallelcontroller", "detokenizer")
 # every GPU name GPU_RE captures contains one of these, in shape form (case-sensitive, like GPU_RE)
-GPU_NAME_HINT_RE = re.compile(r"[ABHL]55|RTX|RX|GB5|T5|V555|MI5|W5555|R5555|MTT|Ascend|Atlas")
+GPU_NAME_HINT_RE = re.compile(r"[ABHL]55|RTX|RX|GB5|T5|V555|MI5|W5555|R5555|MTT|Ascend|Atlas|DGX")
 CUDA_TOOLKIT_KEYS = ("CUDA", "NVCC", "Cuda compilation", "/usr/local/cuda-")   # case-sensitive
 DIGITS_TO_FIVE = str.maketrans("0123456789", "5555555555")
 MAX_SHAPES = 50000

@@ -12,7 +12,7 @@ GLOSSARY = {
     "投机": "speculative", "推测解码": "speculative", "草稿": "draft", "量化": "quantization",
     "显存": "memory", "内存": "memory", "张量并行": "tensor parallel tp", "流水线并行": "pipeline parallel pp",
     "数据并行": "data parallel dp", "专家并行": "expert parallel ep moe", "上下文": "context",
-    "长度": "length", "分块": "chunked", "预填充": "prefill", "解码": "decode", "前缀": "prefix radix",
+    "长度": "length", "分块": "chunked", "预填充": "prefill", "解码": "decode", "前缀": "prefix", "前缀缓存": "prefix cache radix",
     "缓存": "cache", "多机": "nodes nnodes dist", "多节点": "nodes nnodes dist", "端口": "port",
     "日志": "log", "工具调用": "tool call parser", "函数调用": "tool call parser", "思考": "reasoning",
     "推理解析": "reasoning parser", "结构化输出": "grammar backend", "注意力": "attention",
@@ -33,6 +33,16 @@ REPORT_WORDS = {
     "空的": "empty", "输出": "output", "回答": "answer content", "请求": "request", "流式": "streaming stream",
     "多轮": "multi-turn", "安装": "install pip", "版本": "version", "升级": "upgrade", "加载": "load loading",
     "显卡": "gpu", "单卡": "single gpu", "多卡": "multi gpu tensor parallel", "容器": "container docker",
+    "驱动": "driver", "镜像": "docker image", "关闭": "disable off", "开启": "enable", "打开": "enable",
+    "思考模式": "thinking mode enable_thinking", "不生效": "no effect ignored", "没有效果": "no effect ignored",
+    "无效": "no effect ignored", "面板": "dashboard grafana", "看板": "dashboard grafana", "泄漏": "leak",
+    "泄露": "leak", "显存不足": "out of memory OOM", "爆显存": "out of memory OOM", "找不到": "not found",
+    "不支持": "not supported unsupported", "下载": "download", "代理": "proxy", "证书": "certificate ssl",
+    "权限": "permission denied", "挂掉": "crash died", "挂了": "crash died", "死锁": "deadlock hang",
+    "吞吐": "throughput", "延迟": "latency", "首字": "ttft first token", "重复": "repetition repeated",
+    "截断": "truncated", "视频": "video", "音频": "audio", "语音": "audio speech", "节点": "node",
+    "通信": "communication nccl", "集群": "cluster", "昇腾": "ascend npu", "摩尔线程": "musa moore threads",
+    "海光": "hygon dcu", "精度下降": "accuracy drop", "准确率": "accuracy", "不一致": "mismatch inconsistent",
 }
 
 

@@ -17,7 +17,7 @@ from assistant.exit_signal import EXIT_SIGNALS
 from assistant.gpu_arch import KNOWN_ARCHS
 from assistant.phase import PHASES
 from assistant.gpu_memory import MEMORY_HOLDERS
-from assistant.text import CHINESE_CHAR_RE
+from assistant.text import CHINESE_CHAR_RE, join_chinese
 from assistant.host_platform import PLATFORMS
 from assistant.trace import FRAME_RE
 
@@ -175,7 +175,7 @@ def _fix_steps(value) -> tuple[FixStep, ...]:
             steps.append(FixStep(item["text"].strip(), _str_list(item.get("commands"), "commands"),
                                  str(versions).strip() if versions else None,
                                  " ".join(caveat.split()) if caveat else None,
-                                 text_zh.strip() if text_zh else None))
+                                 join_chinese(text_zh) if text_zh else None))
         else:
             raise EntryError("each fix step is a string or a mapping with 'text'")
     return tuple(steps)
@@ -339,7 +339,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         phase=phase,
         caller_needs_other_release=caller_needs_other_release,
         gpu_arch=gpu_arch,
-        cause_zh=" ".join(str(meta.get("cause_zh") or "").split()),
+        cause_zh=join_chinese(" ".join(str(meta.get("cause_zh") or "").split())),
     )
 
 

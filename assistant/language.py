@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import re
 
+from assistant.system_messages import in_c_locale
 from assistant.text import CHINESE_CHAR_RE
 from assistant.trace import Analysis
 
 # this many Chinese characters in the user's own words make it a Chinese question
 MIN_CHINESE_CHARS = 4
+# this many English words, and fewer Chinese characters, make it an English question
+LATIN_WORD_RE = re.compile(r"\b[A-Za-z]{2,}\b")
+MIN_ENGLISH_WORDS = 3
+PATH_RE = re.compile(r"[~.\w-]*(?:/[^\s/'\"]+)+/?")
+QUOTED_RE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 
 
 def answer_language(setting: str, analysis: Analysis) -> str:
@@ -21,4 +27,15 @@ def answer_language(setting: str, analysis: Analysis) -> str:
     own words are."""
     if setting in ("en", "zh"):
         return setting
-    return "zh" if len(CHINESE_CHAR_RE.findall(analysis.question)) >= MIN_CHINESE_CHARS else "en"
+    question = PATH_RE.sub(" ", analysis.question)   # a directory's Chinese name is not the user's words
+    if len(CHINESE_CHAR_RE.findall(question)) >= MIN_CHINESE_CHARS:
+        return "zh"
+    if len(LATIN_WORD_RE.findall(question)) >= MIN_ENGLISH_WORDS:
+        return "en"   # the user wrote their question in English
+    # no question of theirs: a report's Chinese title can read as its error line (`[Bug] ...
+    # 启动失败`) and its Chinese sentences as plain lines, still the user's words; not so what a log
+    # line quotes (a prompt in a request log, `text='你好，...'`), a Chinese shell's own message
+    # (`没有那个文件或目录`, read in the C locale) or a directory's Chinese name
+    lines = (in_c_locale(line) for line in (*analysis.plain_lines, *(e.text for e in analysis.errors)))
+    elsewhere = PATH_RE.sub(" ", QUOTED_RE.sub(" ", " ".join(lines)))
+    return "zh" if len(CHINESE_CHAR_RE.findall(elsewhere)) >= MIN_CHINESE_CHARS else "en"

@@ -17,18 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from assistant.case_steps import fitting_steps
+from assistant.commands import FLAG_RE
 from assistant.components import components_in, named_in_order, specific
 from assistant.decision import LEAD, UNKNOWN, specific_signatures
 from assistant.decision import failing_components as components_of
 from assistant.environment import named_programs
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
-from assistant.next_steps import GENERIC, QUIET_LOG_RE, for_version, steps_for
+from assistant.next_steps import QUIET_LOG_RE, environment_step, for_version, steps_for
 from assistant.retrieve import Hit, Retrieval
 from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
 from assistant.text import CHINESE_CHAR_RE, mask
-from assistant.trace import looks_like_sentence
+from assistant.trace import Analysis, looks_like_sentence
 from assistant.wording import Sentence, in_language
 
 
@@ -94,11 +95,13 @@ def _module_of(path: str) -> str:
     return module.replace("/", ".") or path
 
 
-def confirm_lines(hit: Hit) -> list[str]:
+def confirm_lines(hit: Hit, user_flags: frozenset = frozenset()) -> list[str]:
     """The hit's own specific error lines that the user's log does not show (yet): seeing one of
     them would make the lead the explanation. Only log lines: a symptom is a description, which a
     log never shows word for word (`confirm_symptom`). None when one of its own specific lines is
-    in the log already: then no further line is what is missing (the lead's reasons say what is)."""
+    in the log already: then no further line is what is missing (the lead's reasons say what is).
+    A line about a flag the user never passed (`unrecognized arguments: --enable-reasoning`) is one
+    reporter's case, not what would confirm theirs."""
     if own_line_shown(hit):
         return []
     shown = {mask(line).lower() for line in hit.evidence}
@@ -108,6 +111,10 @@ def confirm_lines(hit: Hit) -> list[str]:
         masked = mask(line).lower()
         if len(line) < 12 or is_generic(line) or any(masked in seen for seen in shown):
             continue
+        if any(flag not in user_flags for flag in FLAG_RE.findall(line)):
+            continue
+        if any(masked in mask(kept).lower() or mask(kept).lower() in masked for kept in out):
+            continue   # the same line with and without its exception class: one is enough
         out.append(line)
         if len(out) == CONFIRM_LINES:
             break
@@ -154,9 +161,20 @@ def outside_package(module: str | None) -> str | None:
     return None if package in OWN_PACKAGES else package
 
 
+def _quoted_zh(title: str) -> str:
+    """A title in Chinese quotes; one that opens with a quote of its own gets corner brackets, so
+    two opening quotes do not follow each other."""
+    return f"「{title}」" if title[:1] in "\"'“" else f"“{title}”"
+
+
 def _next_steps(components: list[str], module: str | None, version: str | None, registry,
-                language: str = "en", quiet_log: bool = False, programs: tuple[str, ...] = ()) -> list[str]:
-    steps = for_version(steps_for(components, quiet_log=quiet_log), version, registry)
+                language: str = "en", quiet_log: bool = False, programs: tuple[str, ...] = (),
+                analysis: Analysis | None = None) -> list[str]:
+    known_command = analysis is not None and bool(analysis.environment.launch_command or analysis.environment.flags)
+    no_error_lines = analysis is not None and not analysis.errors and not analysis.failure_sites and not programs
+    hardware = analysis.environment.hardware if analysis is not None else None
+    steps = for_version(steps_for(components, quiet_log=quiet_log, known_command=known_command,
+                                  no_error_lines=no_error_lines, hardware=hardware), version, registry)
     if programs:
         # the paste is another program's: its own tracker first; SGLang's steps only if it is involved
         named = ", ".join(programs)
@@ -173,7 +191,7 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                                  "以及这个版本能否和你的 SGLang 版本一起用。"))
         steps = steps[:3]
     if not any("check_env" in s for s in steps):
-        steps.append(GENERIC[0])   # the versions answer half the questions that follow
+        steps.append(environment_step(hardware))   # the versions answer half the questions that follow
     return [in_language(step, language) for step in steps]
 
 
@@ -188,7 +206,7 @@ def diagnostic_steps(meta: dict, version: str | None, registry, masked_lines=(),
     zh = language == "zh"
     steps = []
     for step in fitting_steps(meta.get("fix") or (), masked_lines, strict=True):
-        applies = step_version_ok(step.get("versions"), version, registry)
+        applies = step_version_ok(step.get("versions"), version, registry, step["text"])
         if applies is False:
             continue
         text = (step.get("text_zh") or step["text"]) if zh else step["text"]
@@ -272,14 +290,14 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
                 f"Not the cause yet: \"{top.title}\" ({_reference(top)}) says what your error line "
                 "means and how to find the failure behind it. That failure is not in your paste, so "
                 "no fix is given; the steps below find it.",
-                f"还不是原因：“{top.title_zh or top.title}”（{_reference(top)}）说明了你的错误行是什么意思，以及如何找到它背后的故障。"
+                f"这还不是根本原因：条目{_quoted_zh(top.title_zh or top.title)}（{_reference(top)}）说明了你的错误行是什么意思，以及如何找到它背后的故障。"
                 "那个故障不在你贴的内容里，所以不给修复步骤；下面的步骤用来找到它。"))
         else:
             diagnosis = say((
                 f"Not the cause yet: \"{top.title}\" ({_reference(top)}) is about what you describe and "
                 "says how to find what is behind it. Your paste shows no error line, so no fix is given; "
                 "the steps below find where it goes wrong.",
-                f"还不是原因：“{top.title_zh or top.title}”（{_reference(top)}）与你描述的情况有关，并说明了如何找到背后的原因。"
+                f"这还不是根本原因：条目{_quoted_zh(top.title_zh or top.title)}（{_reference(top)}）与你描述的情况有关，并说明了如何找到背后的原因。"
                 "你贴的内容里没有错误行，所以不给修复步骤；下面的步骤用来找到出错的地方。"))
         steps = diagnostic_steps(retrieval.hits[0].meta, version, registry, analysis.masked_lines, language)
         if not decision.checked_at:
@@ -287,7 +305,8 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         return NotConfirmed(outcome, diagnosis, steps, **known)
     if outcome == LEAD:
         top = matches[0]
-        confirm = confirm_lines(retrieval.hits[0])
+        confirm = confirm_lines(retrieval.hits[0], frozenset(
+            flag for text in (*analysis.user_names, *analysis.environment.flags) for flag in FLAG_RE.findall(text)))
         what = say(UNIT_KINDS.get(top.kind, ("document", "文档")))
         diagnosis = say((f"Not confirmed: the closest known problem is the {what} \"{top.title}\" "
                          f"({_reference(top)}), but it does not fit your log well enough to be the fix.",
@@ -301,21 +320,23 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         elif symptom:
             diagnosis += say((f" It applies if what you see is this: {symptom}.",
                               f"如果你看到的现象是这样，它就适用：{confirm_symptom(retrieval.hits[0], chinese=True)}。"))
-        steps = _next_steps(components, module, version, registry, language, quiet_log, programs)
-        # the steps stay out of a lead's answer; a user who confirms an entry reads them apart
+        steps = _next_steps(components, module, version, registry, language, quiet_log, programs, analysis)
+        # the steps stay out of a lead's answer; a user who confirms an entry reads them apart. A
+        # paste from another program alone cannot confirm an SGLang entry: no such pointer then
         where = ((f": `ask kb show {top.id}` prints its steps (they are", f"：`ask kb show {top.id} --lang zh` 会列出它的步骤（")
                  if top.kind == "entry" else (" (its steps are", "（"))
-        steps.append(say((f"If it is confirmed, follow {_reference(top)}{where[0]} not shown here as the fix).",
-                          f"如果确认是它，按 {_reference(top)} 处理{where[1]}这里不把它的步骤当作修复方法展示）。")))
+        if not programs:
+            steps.append(say((f"If it is confirmed, follow {_reference(top)}{where[0]} not shown here as the fix).",
+                              f"如果确认是它，按 {_reference(top)} 处理{where[1]}这里不把它的步骤当作修复方法展示）。")))
         return NotConfirmed(outcome, diagnosis, steps, confirm_if=confirm, **known)
     if decision.question:
         diagnosis = say((
             "This reads as a how-to or configuration question, not an error report. The "
-            "knowledge base holds fixes for errors and none of its entries is about this; "
+            "knowledge base holds fixes for errors, not a guide to this; "
             + ("the flags below are what SGLang's own help says about it, and its documentation "
                "(server arguments, features) has the rest." if known["flags"] else
                "SGLang's documentation (server arguments, features) is the place for it."),
-            "这是使用或配置问题，不是错误报告。知识库收录的是错误的修复方法，没有条目讲这个；"
+            "这是使用或配置问题，不是错误报告。知识库收录的是错误的修复方法，不是这类问题的使用指南；"
             + ("下面的参数说明来自 SGLang 自带的帮助，其余内容见 SGLang 文档（server arguments、features）。"
                if known["flags"] else "请查阅 SGLang 文档（server arguments、features）。")))
         steps = [say(ASK_FOR_ERROR),
@@ -324,10 +345,11 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         return NotConfirmed(outcome, diagnosis, steps, **known)
     closest = ", ".join(f"{m.id} ({m.score:.2f})" for m in matches[:3])
     diagnosis = say((
-        "This is not a known problem: nothing in the knowledge base matches this trace well "
+        "This is not a known problem: nothing in the knowledge base matches what you pasted well "
         f"enough (confidence {retrieval.confidence:.2f}), so no fix is suggested."
         + (f" Closest entries, not a match: {closest}." if closest else ""),
-        f"这不是已知问题：知识库里没有和这段日志足够吻合的条目（置信度 {retrieval.confidence:.2f}），所以不给修复建议。"
+        f"这不是已知问题：知识库里没有和你贴的内容足够吻合的条目（置信度 {retrieval.confidence:.2f}），所以不给修复建议。"
         + (f"最接近但不匹配的条目：{closest}。" if closest else "")))
-    return NotConfirmed(outcome, diagnosis, _next_steps(components, module, version, registry, language, quiet_log, programs),
+    return NotConfirmed(outcome, diagnosis, _next_steps(components, module, version, registry, language, quiet_log, programs,
+                                                        analysis),
                         **known)

@@ -28,6 +28,23 @@ GENERIC = (
              "确切的启动命令（`python3 -m sglang.launch_server ...`）和模型：参数决定走哪条代码路径。"),
 )
 
+# the environment step on hardware where CUDA and flashinfer are not what runs
+ENVIRONMENT_ON = {
+    "ascend": Sentence("Environment: `python3 -m sglang.check_env` and `npu-smi info` (SGLang, torch, torch_npu, "
+                       "CANN, NPU driver).",
+                       "环境信息：`python3 -m sglang.check_env` 和 `npu-smi info`（SGLang、torch、torch_npu、CANN、NPU 驱动）。"),
+    "amd": Sentence("Environment: `python3 -m sglang.check_env` and `amd-smi version` or `rocm-smi --showdriverversion` "
+                    "(SGLang, torch, ROCm, aiter, GPU, driver).",
+                    "环境信息：`python3 -m sglang.check_env` 和 `amd-smi version` 或 `rocm-smi --showdriverversion`"
+                    "（SGLang、torch、ROCm、aiter、GPU、驱动）。"),
+}
+
+
+def environment_step(hardware: str | None) -> Sentence:
+    """What to collect about the environment, for the hardware the paste runs on."""
+    return ENVIRONMENT_ON.get(hardware or "", GENERIC[0])
+
+
 # instead of "the first error in the log" when the user says the log shows none
 QUIET_LOG = Sentence("Your log shows no error, so make it say more: restart with `--log-level debug` (and "
                      "`--log-requests` for wrong output), reproduce, and keep the lines around the moment it goes "
@@ -35,6 +52,11 @@ QUIET_LOG = Sentence("Your log shows no error, so make it say more: restart with
                      "你的日志里没有报错，那就让它多说一些：加 `--log-level debug` 重启（输出不对时再加 "
                      "`--log-requests`），复现问题，保留出问题那一刻前后的日志；如果是卡住，"
                      "对每个 scheduler 进程做一次 `py-spy dump`，能看到它停在哪里。")
+# instead of "the first error in the log" for a report that shows no error at all
+SHOW_A_REQUEST = Sentence("A request that shows it (the `curl` command or client code), what came back and what "
+                          "you expected, and the server's log lines for that request (launch with `--log-requests`).",
+                          "一个能复现问题的请求（`curl` 命令或客户端代码）、实际返回的内容和你期望的内容，"
+                          "以及服务端处理这个请求时的日志（启动时加 `--log-requests`）。")
 # the user's words say the log holds no error ("no errors or warnings in the log", "日志里没有报错")
 QUIET_LOG_RE = re.compile(r"\bno (?:errors?|exceptions?|warnings?|traceback)\b|"
                           r"\bnothing (?:in|on) the (?:log|console)\b|"
@@ -270,15 +292,19 @@ MAX_STEPS = 3
 FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 
 
-def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False) -> list[Sentence]:
+def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known_command: bool = False,
+              no_error_lines: bool = False, hardware: str | None = None) -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
     generic ones to fill up; each says which component it is for. `quiet_log`: the user says the
-    log shows no error, so the step that looks for the first one asks for more log instead."""
+    log shows no error, so the step that looks for the first one asks for more log instead;
+    `no_error_lines`: the report shows no error at all (wrong output, a slow or silent server), so
+    it asks for a request that shows it; `known_command`: the paste has the launch command already."""
     for name in components:
         steps = STEPS.get(name)
         if steps:
             return [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps[:limit]]
-    generic = [QUIET_LOG if quiet_log and step is GENERIC[1] else step for step in GENERIC]
+    first_error = QUIET_LOG if quiet_log else SHOW_A_REQUEST if no_error_lines else GENERIC[1]
+    generic = [environment_step(hardware), first_error] + ([] if known_command else [GENERIC[2]])
     return generic[:limit]
 
 

@@ -127,7 +127,7 @@ def _entry_lines(meta: dict, version: str | None, registry, compact: bool) -> li
     lines.append("Cause: " + (clip_to_tokens(cause, 90) if compact else cause))
     steps = []
     for step in meta.get("fix", []):
-        if version_applies(step.get("versions"), version, registry) is False:
+        if version_applies(step.get("versions"), version, registry, step["text"]) is False:
             continue   # the user's version is outside this step's range: not what matters
         text = step["text"] if not compact else clip_to_tokens(step["text"], 70)
         label = f" [SGLang {step['versions']}]" if step.get("versions") else ""

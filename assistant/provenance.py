@@ -17,12 +17,13 @@ both are turned into words here, once, so every surface says the same thing.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from assistant.deps import RUNTIME_EXTRA, DependencyAdvice, dependency_advice
 from assistant.environment import named_programs
 from assistant.origin import Origin, match_origin
 from assistant.paste_cache import per_analysis
-from assistant.release_range import release_range
+from assistant.release_range import module_of, release_range
 from assistant.symbols import ARCHITECTURE_UNSUPPORTED, SymbolHistory, symbol_history
 from assistant.trace import Analysis
 from assistant.wording import Sentence, in_language
@@ -114,9 +115,12 @@ def _symbol(analysis: Analysis) -> SymbolHistory | None:
     if not lines:
         return None
     try:   # the title often says which tool calls SGLang; it only helps tell SGLang's names apart
-        return symbol_history([*lines, analysis.question], analysis.environment.sglang_version)
+        history = symbol_history([*lines, analysis.question], analysis.environment.sglang_version)
     except (OSError, ValueError, KeyError):
         return None   # no symbol registry (a stripped install): the answer stands without it
+    if history is not None and analysis.failure_sites and module_of(analysis.failure_sites[-1][0]):
+        history = replace(history, sglang_calls=True)
+    return history
 
 
 def paste_symbol(analysis: Analysis) -> SymbolHistory | None:

@@ -142,9 +142,12 @@ def dated_environment(analysis):
 def of_known_releases(frames: tuple[tuple[str, str], ...], path: Path = DEFAULT_PATH) -> bool:
     """Whether every SGLang frame whose module the registry knows names a function that module has
     in some release it holds (0.4.0 on), and at least one does: such a traceback reads as one of
-    those releases. A frame of a module or function gone before 0.4.0 says the paste may be older."""
+    those releases. A frame of a module or function gone before 0.4.0 (a module the registry does
+    not hold at all included) says the paste may be older."""
     table = _Table.load(path)
     known = list(_known_frames(table, frames)) if table is not None else []
+    if table is not None and any(module_of(file) and module_of(file) not in table.modules for file, _ in frames):
+        return False   # a module no release since 0.4.0 has (`managers/controller/tp_worker.py`): maybe older
     return bool(known) and all(function in functions for _, function, _, functions in known)
 
 

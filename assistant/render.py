@@ -76,11 +76,11 @@ def provenance_lines(answer: Answer, c) -> list[str]:
 
 
 def _not_confirmed_lines(answer: Answer, detected: str, c) -> list[str]:
-    """A lead or unknown: where the error comes from first, what is known and what to collect, no
-    fix."""
+    """A lead or unknown: the outcome in words and why, then what is known (the root error, where it
+    arises and comes from) and what to collect; no fix."""
     known = provenance_lines(answer, c)
     words = answer.label
-    out = known + ([""] if known else []) + [answer.diagnosis]
+    out = [answer.diagnosis]
     if answer.reasons:
         title = answer.reasons_title
         out += ["", c(_BOLD, title + ":")] + [f"  - {r}" for r in answer.reasons]
@@ -91,6 +91,8 @@ def _not_confirmed_lines(answer: Answer, detected: str, c) -> list[str]:
     where = where_line(answer)
     if where:
         out += ["", c(_BOLD, words("where_arises") + ": ") + where]
+    if known:   # the emitting site and the release facts, beside where it arises
+        out += [""] + known
     if detected:
         out += ["", c(_BOLD, words("detected") + ": ") + detected]
     if answer.explanation:
@@ -132,13 +134,14 @@ def render_text(answer: Answer, color: bool = False) -> str:
             out.append(c(_GREEN + _BOLD, f"{top.title}") + c(_DIM, f"  [{top.id}]"))
             if top.title_zh:
                 out.append(top.title_zh)
-            out.append(c(_DIM, f"match score {top.score:.2f}, answer confidence {answer.confidence:.2f}, "
-                               f"KB confidence: {top.confidence}, mode: {answer.mode}"))
+            out.append(c(_DIM, answer.label("score_line").format(
+                score=f"{top.score:.2f}", confidence=f"{answer.confidence:.2f}", kb=top.confidence,
+                mode=answer.mode)))
             if top.evidence:
                 out += ["", c(_BOLD, words("matched") + ":")] + [f"  > {e}" for e in top.evidence]
         if detected:
             out += ["", c(_BOLD, words("detected") + ": ") + detected]
-        out += ["", c(_BOLD, words("what_went_wrong") + ":"), f"  {answer.diagnosis}"]
+        out += ["", c(_BOLD, words("what_went_wrong") + ":"), f"  {_without_title(answer.diagnosis, top)}"]
         known = provenance_lines(answer, c)
         if known:
             out += [""] + known
@@ -167,6 +170,14 @@ def render_text(answer: Answer, color: bool = False) -> str:
             out.append(f"  - #{meta.get('number', '?')} {m.title} [{meta.get('state', '?')}"
                        f"{', ' + labels if labels else ''}; updated {str(meta.get('updated_at', '?'))[:10]}] {m.url or ''}")
     return "\n".join(out)
+
+
+def _without_title(diagnosis: str, top) -> str:
+    """The cause under "What went wrong": the entry's title is printed just above it already."""
+    for title in (top.title, top.title_zh) if top else ():
+        if title and diagnosis.startswith(title) and diagnosis[len(title):].strip(".。 "):
+            return diagnosis[len(title):].lstrip(".。 ")
+    return diagnosis
 
 
 def citation_labels(answer: Answer) -> list[str]:

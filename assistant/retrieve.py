@@ -76,7 +76,8 @@ class Retrieval:
         return self.decision.outcome
 
 
-IDENTIFIER_BOOST = 0.3   # a paraphrase that keeps an identifier of the error (`cuda_fp8.h`)
+IDENTIFIER_BOOST = 0.15  # a paraphrase that keeps an identifier of the error (`cuda_fp8.h`); at 0.3 a
+# shared identifier lifted look-alikes above the right entry (dev hit@1 0.876 -> 0.890 at 0.15)
 
 
 def _is_identifier(token: str) -> bool:

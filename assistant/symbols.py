@@ -245,6 +245,7 @@ class SymbolHistory:
     required: bool = False  # "missing ... required argument": the releases that require it
     fitting_releases: tuple[str, ...] = ()  # releases the calling code works with
     registry_releases: tuple[str, ...] = ()
+    sglang_calls: bool = False  # the innermost frame, which asks for the name, is SGLang's own code
 
     def summary(self) -> Sentence:
         """One sentence: which releases have it (with its Chinese version)."""
@@ -273,6 +274,11 @@ class SymbolHistory:
                         f"a release before {first}, a fork or an unreleased development build",
                         f"SGLang {first}–{last} 没有哪个版本有{missing[1]}：调用它的代码是为 {first} 之前的版本、"
                         "某个分支（fork）或未发布的开发版写的")  # fmt: skip
+            if self.sglang_calls:
+                sentence = (f"No SGLang release {first}–{last} has {missing[0]}, and the code that asks for it is "
+                            "SGLang's own (the innermost frame of your traceback): a bug of the SGLang you run",
+                            f"SGLang {first}–{last} 没有哪个版本有{missing[1]}，而要用它的正是 SGLang 自己的代码"
+                            "（你的调用栈最内层的帧）：这是你所用 SGLang 的 bug")  # fmt: skip
             if self.kind == "parameter" and self.accepts_any_keyword:
                 sentence = (sentence[0] + f" (`{self.owner}()` takes **kwargs, so the keyword is rejected further down)",
                             sentence[1] + f"（`{self.owner}()` 接受 **kwargs，所以这个关键字是在更深处被拒绝的）")
@@ -331,6 +337,14 @@ class SymbolHistory:
                   + (f"your SGLang {yours}" if yours else "your installed SGLang"))  # fmt: skip
         caller_zh = ("或者换用为" + (f"你的 SGLang {yours}" if yours else "你装的 SGLang")
                      + " 写的调用方（verl、slime、你的脚本……）版本")
+        if not fitting and self.sglang_calls:
+            return Sentence("Look for the release whose code no longer asks for it: the fix above when an entry "
+                            "matched, else SGLang's issues for this error line.",
+                            "找一个调用代码不再用它的版本：匹配到条目时按上面的修复步骤，否则用这行报错去搜 SGLang 的 issue。")
+        if self.sglang_calls:
+            # SGLang's own code asks for a name other releases have: files of two releases in one install
+            caller = "or, since SGLang's own code asks for it, reinstall SGLang whole: the install mixes two releases' files"
+            caller_zh = "或者完整重装 SGLang：调用它的是 SGLang 自己的代码，说明这个安装混有两个版本的文件"
         if not fitting:
             return Sentence("No release in the registry fits the calling code: use the SGLang (an older release, a "
                             f"fork or a development build) it was written for, {caller}.",

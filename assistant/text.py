@@ -102,5 +102,16 @@ def _word_tokens(word: str) -> tuple[str, ...]:
 _cached_word_tokens = lru_cache(maxsize=1 << 16)(_word_tokens)
 
 
+# a space YAML's folding left between two Chinese characters, or after Chinese punctuation
+_FOLDED_SPACE_RE = re.compile(r"(?<=[\u3400-\u9fff\u3000-\u303f\uff01-\uff1f）】」』])\s+(?=[\u3400-\u9fff\u3000-\u303f\uff01-\uff1f（【「『])"
+                              r"|(?<=[\u3000-\u303f\uff0c\uff1a\uff1b\uff01\uff1f])\s+")
+
+
+def join_chinese(text: str) -> str:
+    """Chinese text written over several lines, joined: Chinese puts no space between characters
+    or after its own punctuation (a space beside a Latin word or a code span stays)."""
+    return _FOLDED_SPACE_RE.sub("", text.strip())
+
+
 def has_cjk(text: str) -> bool:
     return re.search(r"[\u3400-\u9fff]", text) is not None

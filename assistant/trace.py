@@ -449,7 +449,8 @@ def _feed(raw: str, st: _State) -> None:
     # cheap substring tests first: the regexes behind them run on every line of a 200 MB log
     if st.launch is None and st.loose_flags is None and "--" in text and LOOSE_FLAGS_RE.match(text):
         st.loose_flags = text
-    if st.launch is None and ("sglang" in text or "launch_server" in text) and SGLANG_MARKER_RE.search(text):
+    if st.launch is None and ("sglang" in text or "launch_server" in text) and SGLANG_MARKER_RE.search(text) \
+            and not text.startswith("File "):   # a traceback's frame in launch_server.py is not the command
         st.pending_command = text.rstrip("\\").strip()
         if not line.rstrip().endswith("\\"):
             _finish_command(st)
@@ -666,7 +667,25 @@ def _remember(st: _State, masked: str, text: str) -> None:
         st.originals[masked] = text
 
 
+# the user's Chinese words after an error quoted in their sentence: `KeyError: 'text'，怎么解决？`
+_CHINESE_AFTER_ERROR_RE = re.compile(r"\s*[，。？！；]\s*(?=[^，。？！；]*[\u3400-\u9fff]).*$")
+
+
+def _without_chinese_tail(text: str) -> str:
+    """An error line without the Chinese sentence the user glued to it after full-width
+    punctuation; a message that is Chinese itself (a zh_CN system message) stays whole."""
+    cut = _CHINESE_AFTER_ERROR_RE.search(text)
+    if cut is None or CHINESE_CHAR_RE.search(text, 0, cut.start()) or not text[:cut.start()].strip():
+        return text
+    return text[:cut.start()]
+
+
 def _add_error(st: _State, text: str, kind: str, masked: str | None = None) -> None:
+    if "，" in text or "。" in text or "？" in text or "！" in text or "；" in text:
+        shorter = _without_chinese_tail(text)
+        if shorter != text:
+            st.prose.append(text[len(shorter):].lstrip(" ，。？！；"))   # the user's words, still theirs
+            text, masked = shorter, None
     masked = masked or mask(text)
     if masked in st.errors:
         st.errors[masked][2] += 1
@@ -711,6 +730,11 @@ def json_error_message(text: str) -> str | None:
 _CONVERSATION_RE = re.compile(
     r"\b(?:I|I'm|I've|we|we're|my|our|me|us|you|anyone|any idea|help|please|how|why|what|"
     r"after|when I|tried|trying|getting|seems?|happens?|should|could|does|is there)\b|\?\s*$", re.I)
+
+
+_PROGRAM_ADVICE_RE = re.compile(
+    r"\bTried to allocate\b|\bPlease (?:try|set|increase|reduce|decrease|lower|use|check|make sure|consider|"
+    r"install|upgrade|pass|specify|report|refer|see|run|add|enable|disable|file|open)\b")
 
 
 # a report's own structure: its title (`[Bug] v0.4.3 performance degradation 2x8xH100`) and the
@@ -802,7 +826,9 @@ def _looks_like_prose(text: str) -> bool:
     if "Error" in text or "Exception" in text:
         # words inside a program's message ("Decode instance could be dead") are not the user's
         text = QUOTED_EXCEPTION_RE.sub(" ", text)
-    return bool(_CONVERSATION_RE.search(text))
+    # nor are the words programs address their user with (`Tried to allocate 2.00 GiB`,
+    # `Please try to increase --mem-fraction-static`)
+    return bool(_CONVERSATION_RE.search(_PROGRAM_ADVICE_RE.sub(" ", text)))
 
 
 def _other_software(st) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "why_unknown": ("Why there is no fix", "为什么没有修复方法"),
     "why_not_closest": ("Why the closest entry ({ref}) is not the fix", "为什么最接近的条目（{ref}）不是修复方法"),
     "confirm_if": ("It would apply if your log also shows", "如果日志里还有下面这行，它就适用"),
-    "root_error": ("The root error in your log", "日志中的根本错误"),
+    "root_error": ("The root error as read from your paste", "从你贴的内容里读出的根本错误"),
     "where_arises": ("Where it arises", "出错位置"),
     "where_from": ("Where it comes from", "报错来源"),
     "releases": ("SGLang releases", "SGLang 版本"),
@@ -45,6 +45,8 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "sources": ("Sources", "来源"),
     "similar": ("Similar reports", "相似报告"),
     "other_candidates": ("Other candidates", "其他候选"),
+    "score_line": ("match score {score}, answer confidence {confidence}, KB confidence: {kb}, mode: {mode}",
+                   "匹配分 {score}，答案置信度 {confidence}，知识库可信度：{kb}，模式：{mode}"),
     # the words of the "where it arises" line
     "innermost_frame": ("innermost frame in", "最内层调用栈帧在"),
     "named_in_paste": ("(named in your paste) is in", "（你贴的内容里提到的）位于"),

@@ -21,10 +21,13 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from assistant.answer import CAUTION_PREFIX, compose_extractive
 from assistant.commands import sglang_names
 from assistant.config import Settings
 from assistant.pipeline import Assistant, lines_from_text
+from assistant.step_versions import UPGRADE_TO_RE
 from assistant.trace import analyze_lines
 from evals.cases import DEFAULT_CASE_SETS, Case, CaseError, load_cases
 from evals.metrics import FIX, LEAD, CaseResult, check_text, detailed, summarize
@@ -50,11 +53,22 @@ def unknown_flags(answer: dict, version: str | None, registry, user_names=()) ->
     # command's risk; it recommends nothing
     steps = ["\n".join(line for line in step.splitlines() if not line.strip().startswith(CAUTION_PREFIX))
              for step in answer.get("fix", [])]
-    for name in sglang_names(*steps):
-        status = registry.check(name, target)
-        if name not in user_names and not status.known:
-            unknown.append(name)
+    for step in steps:
+        # a step that leads to a later release is checked against that release
+        goal = UPGRADE_TO_RE.search(step)
+        step_target = registry.nearest(goal.group(1)) if goal and version and _newer(goal.group(1), version) else target
+        for name in sglang_names(step):
+            status = registry.check(name, step_target or target)
+            if name not in user_names and not status.known and name not in unknown:
+                unknown.append(name)
     return unknown
+
+
+def _newer(release: str, version: str) -> bool:
+    try:
+        return Version(release) > Version(version)
+    except InvalidVersion:
+        return False
 
 
 def _ranked(retrieval) -> list[str]:

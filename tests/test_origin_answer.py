@@ -60,12 +60,14 @@ def test_sglang_message_shows_where_it_is_raised_in_text_and_json(kb_dir):
     assert "your SGLang 0.4.6 has this message" in text
 
 
-def test_unknown_problem_opens_with_the_emitting_code(kb_dir):
+def test_unknown_problem_says_the_emitting_code_after_the_outcome(kb_dir):
     result = run_ask("sglang 0.5.21\nValueError: Only ver=3 is supported for MUSA FA3.", kb=kb_dir)
     text = result.stdout.decode()
     assert text.startswith("UNKNOWN") or text.startswith("LEAD")
     lines = text.splitlines()
-    assert lines[1].startswith("Where it comes from: SGLang: sglang.srt.")   # first, before the diagnosis
+    where = next(i for i, line in enumerate(lines) if line.startswith("Where it comes from: SGLang: sglang.srt."))
+    # the outcome in words and why come first; where it comes from sits with the root error
+    assert lines[1].startswith(("This is not a known problem", "Not confirmed")) and where > 2
     assert "when: ver != 3" in text
 
 
@@ -136,7 +138,7 @@ def test_dependency_lead_suggests_the_pin_first(kb_dir):
     assert out["answer"]["fix"] == []
     assert out["next_steps"][0].endswith(PIN_SENTENCE + ': pip install "sgl-kernel==0.3.9.post2"')
     text = run_ask(KERNEL_IMPORT, kb=kb_dir).stdout.decode()
-    assert text.splitlines()[1].startswith(f"Dependency: {PIN_SENTENCE}")
+    assert any(line.startswith(f"Dependency: {PIN_SENTENCE}") for line in text.splitlines())
 
 
 def test_no_pin_is_invented(assistant):

@@ -213,8 +213,20 @@ IndexError: list index out of range
 """
 
 
-def test_where_it_arises_is_the_frame_nearest_the_error_even_in_a_file_met_before(assistant):
+def test_the_abort_before_the_first_token_crash_is_a_known_fix(assistant):
     answer = assistant.answer(ABORT_TRACE)
+    assert answer.outcome == "fix"
+    assert answer.matches[0].id == "tokenizer-manager-abort-stream-before-first-token-indexerror"
+
+
+# the same file and function, another line failing in them: no entry knows it
+OTHER_ABORT_TRACE = (ABORT_TRACE.replace("/root/sglang/python/sglang/", "/usr/local/lib/python3.10/dist-packages/sglang/")
+                     .replace('"output_ids": [output_ids[-1]] if is_stream else output_ids,',
+                              "meta = state.meta_info_cache[rid]"))
+
+
+def test_where_it_arises_is_the_frame_nearest_the_error_even_in_a_file_met_before(assistant):
+    answer = assistant.answer(OTHER_ABORT_TRACE)
     assert answer.outcome != "fix"
     assert answer.failing_module == "sglang.srt.managers.tokenizer_manager"
     assert answer.failing_function == "_handle_abort_req"

@@ -174,7 +174,7 @@ def _memory_markdown(answer: Answer) -> list[str]:
 def _not_confirmed_markdown(answer: Answer) -> list[str]:
     """A lead or unknown: what is known, why it is not a fix, what to collect. The entry's steps
     are not shown, and nothing becomes a copyable command block: nothing here is the fix."""
-    out = _provenance_markdown(answer) + ["", answer.diagnosis]
+    out = [answer.diagnosis]
     words = answer.label
     if answer.reasons:
         title = answer.reasons_title
@@ -193,6 +193,7 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
                      f"{code_span(answer.named_class[1])}")
     if where:
         out += ["", f"**{words('where_arises')}:** " + ", ".join(where)]
+    out += _provenance_markdown(answer)   # the emitting site and release facts, beside where it arises
     if answer.explanation:
         out += ["", f"**{words('model_reading')}**", "",
                 f"> {' '.join(answer.explanation.split())}"]
@@ -209,8 +210,8 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
 
 
 def _provenance_markdown(answer: Answer) -> list[str]:
-    """A lead or unknown opens with where the error comes from and the dependency pin: what the
-    registries know for certain when no entry is the fix."""
+    """For a lead or unknown, where the error comes from and the dependency pin, beside where it
+    arises: what the registries know for certain when no entry is the fix."""
     out = []
     words = answer.label
     if answer.origin is not None:

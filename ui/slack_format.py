@@ -150,10 +150,7 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
     entry's steps are not shown, so nothing here reads as the fix."""
     emoji = OUTCOME_EMOJI.get(answer.outcome, ":grey_question:")
     known = provenance_section(answer, dependency=True)
-    if known:   # where the error comes from is the core of a "not a known problem" answer
-        sections = [f"*{emoji} {escape(answer.headline)}*\n{known}", md_to_mrkdwn(answer.diagnosis)]
-    else:
-        sections = [f"*{emoji} {escape(answer.headline)}*\n" + md_to_mrkdwn(answer.diagnosis)]
+    sections = [f"*{emoji} {escape(answer.headline)}*\n" + md_to_mrkdwn(answer.diagnosis)]
     words = answer.label
     if answer.reasons:
         title = f"*{escape(answer.reasons_title)}*"
@@ -173,6 +170,8 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
                      f"`{escape(answer.named_class[1])}`")
     if where:
         sections.append(f"*{words('where_arises')}:* " + ", ".join(where))
+    if known:   # the emitting site and release facts, beside where it arises
+        sections.append(known)
     if answer.explanation:
         sections.append(f"*{words('model_reading')}*\n"
                         + md_to_mrkdwn(answer.explanation))
