@@ -50,7 +50,7 @@ from assistant.phase import phase_conflict
 from assistant.provenance import paste_origin, paste_symbol
 from assistant.release_range import OLDEST_RELEASE, ends_before, module_of, of_known_releases, release_range, scope_fits
 from assistant.term_weights import masked_signature, signature_text, token_idf
-from assistant.text import mask, tokenize
+from assistant.text import code_span, mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence
 from assistant.wording import Sentence
 
@@ -1189,12 +1189,9 @@ def _line_coverage(meta: dict, masked_root: str) -> float:
 
 
 def _short(text: str, limit: int = 90) -> str:
-    """A line quoted in a reason, as a code span that the line's own backticks do not end early."""
+    """A line quoted in a reason, cut to `limit` characters, as a code span."""
     text = " ".join(text.split())
-    text = f"{text[:limit]}{'…' if len(text) > limit else ''}"
-    ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
+    return code_span(f"{text[:limit]}{'…' if len(text) > limit else ''}")
 
 
 def _names(components) -> str:

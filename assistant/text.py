@@ -113,5 +113,15 @@ def join_chinese(text: str) -> str:
     return _FOLDED_SPACE_RE.sub("", text.strip())
 
 
+def code_span(text: str) -> str:
+    """Text as one Markdown code span on one line, fenced with more backticks than it holds so
+    its own backticks do not end the span early."""
+    text = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def has_cjk(text: str) -> bool:
     return re.search(r"[\u3400-\u9fff]", text) is not None

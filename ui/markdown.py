@@ -24,6 +24,7 @@ from assistant.control_chars import neutralize
 from assistant.provenance import CONDITION_PREFIX, dependency_sentence, origin_lines, symbol_sentence
 from assistant.redact import redact
 from assistant.render import flags_heading
+from assistant.text import code_span
 from assistant.wording import heading
 
 COMMAND_PREFIX = "    $ "
@@ -74,12 +75,6 @@ def fenced(text: str, language: str = "text") -> str:
     return f"{fence}{language}\n{text.rstrip()}\n{fence}"
 
 
-def code_span(text: str) -> str:
-    text = " ".join(text.split())
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def split_step(step: str) -> tuple[str, list[str]]:
