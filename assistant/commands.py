@@ -113,10 +113,18 @@ def launch_command_flags(command: str) -> list[tuple[str, str | None]]:
                     # path, `name=path`), not the user's sentence going on after the command
                     if nxt.startswith("--") or (values and not LIST_VALUE_RE.search(nxt)):
                         break
+                    if ELIDED_RE.fullmatch(nxt):   # `...`, `{{model_path}}`: what the user left out
+                        continue
                     values.append(nxt)
                 value = " ".join(values) or None
-            pairs.append((flag, value))
+            if (flag, value) not in pairs:
+                pairs.append((flag, value))
     return pairs
+
+
+# what a user writes in place of a value or of the rest of a command: `...`, `…`, a template's
+# `{{port}}`, a `<model>` to fill in
+ELIDED_RE = re.compile(r"\.{3,}|…+|\{\{[^{}]*\}\}|<[^<>\s]*>|\$\{[^{}]*\}")
 
 
 # a Chinese character or full-width punctuation: the user's own words, never part of a command

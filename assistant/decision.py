@@ -85,6 +85,9 @@ QUESTION_NAMES_ERROR = 0.5
 FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
 NO_MATCH_REASON = Sentence("No known problem matches the error well enough to name a fix.",
                            "没有哪个已知问题和这个错误吻合到足以给出修复方法。")
+# the same, said of an entry whose error lines the paste matches only in part
+PART_MATCH_REASON = Sentence("Its error lines match your paste only in part, not closely enough to name it as the fix.",
+                             "它的错误行和你贴的内容只部分吻合，还不足以当作修复方法。")
 # the same, said of an entry that only the words of the report bring close
 WORDS_ONLY_CLOSE_REASON = Sentence(
     "It is close to your report in its words only, not closely enough to be named as the fix.",
@@ -219,7 +222,7 @@ def _feature_lead(hits, tokens, index: Index, analysis: Analysis, idf) -> Decisi
 
     alt = _runner_up(hits, (LEAD, FIX), lambda hit: not hit.meta.get("diagnosis") and bool(features(hit)),
                      tokens, index, analysis, idf, without_top=True)
-    if alt is None or (alt.outcome == LEAD and alt.reasons not in ((NO_MATCH_REASON,), (WORDS_ONLY_CLOSE_REASON,))):
+    if alt is None or (alt.outcome == LEAD and alt.reasons not in ((NO_MATCH_REASON,), (PART_MATCH_REASON,), (WORDS_ONLY_CLOSE_REASON,))):
         return alt
     line = _short(hits[0].evidence[0]) if hits[0].evidence else "an error line"
     names = _names(features(hits[alt.top]))
@@ -280,7 +283,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
                                 f"你贴的内容来自其他软件（{software_zh}），不是 SGLang。"))
     elif analysis is not None and top.kind == "entry":
         if not strong:
-            reasons.append(NO_MATCH_REASON if top.signature > 0 else WORDS_ONLY_CLOSE_REASON)
+            reasons.append(PART_MATCH_REASON if top.signature > 0 else WORDS_ONLY_CLOSE_REASON)
         # a weak lead too says what in the paste speaks against it (another kind of failure,
         # other hardware, another library's frames): the user rules it out faster
         against = _against(top, analysis, failing)

@@ -41,11 +41,18 @@ CUDA_TOOLKIT_RES = [
 TORCH_CUDA_RE = re.compile(r"\+cu(\d{2,3})\b")
 FLASHINFER_VERSION_RES = [re.compile(r"\bflashinfer(?:[-_]python)?\s*(?:==|:|\s|version\s*:?\s*)\s*" + _VERSION, re.I)]
 GPU_RE = re.compile(
-    r"(?:\b|(?<=\d[x×]))(?:NVIDIA\s+|AMD\s+|Instinct\s+)*(?:GeForce\s+|Tesla\s+|Radeon\s+(?:PRO\s+)?)?"
+    r"(?:(?<![A-Za-z0-9_])|(?<=\d[x×]))(?:NVIDIA\s+|AMD\s+|Instinct\s+)*(?:GeForce\s+|Tesla\s+|Radeon\s+(?:PRO\s+)?)?"
     r"(RTX\s?(?:PRO\s)?\d{4}(?:\s?Ti)?|GB\d{2,3}|DGX\s?Spark|[ABHL]\d{2,3}[A-Z]?(?:[- ](?:SXM\d?|PCIe|NVL)(?:\d-\d+GB)?)?(?:[- ]\d+GB)?|"
     r"T4|V100(?:[- ]SXM\d)?(?:[- ]\d+GB)?|MI\d{3}[A-Z]?|W7900|RX\s?\d{4}\s?XT|R9700|MTT\s?S\d{3,4}|"
-    r"Ascend\s?\d{3}[A-Z]?\d?|Atlas\s?\d{3}[A-Z]?\d?)\b"
+    r"Ascend\s?\d{3}[A-Z]?\d?|Atlas\s?\d{3}[A-Z]?\d?)"
+    # a plural ("two RTX 4090s") or Chinese right after the name ("在H20上面") still ends it
+    r"(?=s?(?![A-Za-z0-9_]))"
 )
+# a GPU named in a sentence with no GPU word: "on A800.", "8*H20", "在H20上面"
+ON_GPU_RE = re.compile(r"(?:\b(?:on|with|using|across)\s+(?:an?\s+|one\s+|two\s+|four\s+|eight\s+)?|"
+                       r"\d\s?[*×x]\s?|[在用]\s?)$", re.I)
+# a consumer card counted in Chinese without its "RTX": "两张 4090"
+COUNTED_CARD_RE = re.compile(r"(?:\d+|[一两二三四五六七八九十])\s?[张块台]\s?(?:RTX\s?)?([2345]0[5-9]0(?:\s?Ti)?)(?!\d)")
 # a model name's active-parameter part (`Qwen3-235B-A22B`, `Qwen3-30B-A3B`): not an A-series GPU.
 # A name followed by "+" is a requirement (torch: "compute capability >= 9.0 or 8.9, or ROCm MI300+"), not the user's GPU
 MODEL_NAME_PART_RE = re.compile(r"\d+(?:\.\d+)?[BbMm]-$")
@@ -116,7 +123,7 @@ OTHER_SOFTWARE_KEYS = (
 )
 SGLANG_HINT_KEYS = ("sgl", "launch_server", "/srt/", "tp", "scheduler", "dataparallelcontroller", "detokenizer")
 # every GPU name GPU_RE captures contains one of these, in shape form (case-sensitive, like GPU_RE)
-GPU_NAME_HINT_RE = re.compile(r"[ABHL]55|RTX|RX|GB5|T5|V555|MI5|W5555|R5555|MTT|Ascend|Atlas|DGX")
+GPU_NAME_HINT_RE = re.compile(r"[ABHL]55|RTX|RX|GB5|T5|V555|MI5|W5555|R5555|MTT|Ascend|Atlas|DGX|[张块台]\s?5555")
 CUDA_TOOLKIT_KEYS = ("CUDA", "NVCC", "Cuda compilation", "/usr/local/cuda-")   # case-sensitive
 DIGITS_TO_FIVE = str.maketrans("0123456789", "5555555555")
 MAX_SHAPES = 50000
@@ -265,11 +272,16 @@ class EnvironmentReader:
             v = _first(FLASHINFER_VERSION_RES, line)
             if v:
                 env["flashinfer_version"] = v
-        if "gpu" not in env and possible & _GPU and GPU_CONTEXT_RE.search(line):
+        if "gpu" not in env and possible & _GPU:
+            context = GPU_CONTEXT_RE.search(line)
             m = next((m for m in GPU_RE.finditer(line) if not MODEL_NAME_PART_RE.search(line, 0, m.start())
-                      and not line.startswith("+", m.end())), None)
+                      and not line.startswith("+", m.end()) and (context or ON_GPU_RE.search(line[:m.start()]))),
+                     None)
+            counted = None if m else COUNTED_CARD_RE.search(line)
             if m:
                 env["gpu"] = " ".join(m.group(1).split())
+            elif counted:
+                env["gpu"] = "RTX " + " ".join(counted.group(1).split())
         if vote is None:
             vote = hardware_vote(line, possible)
         if vote:

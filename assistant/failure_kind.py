@@ -20,7 +20,11 @@ KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(patt
     ("out of memory", r"out of memory|OutOfMemory|\bOOM(?:s|ed)?\b|not enough (?:GPU |device |host )?memory|"
                       r"insufficient (?:GPU |device |host )?memory|memory (?:is )?exhausted|显存不足|内存不足|爆显存|显存溢出"),
     ("illegal memory access", r"illegal memory access|illegal address|misaligned address|非法内存访问|非法地址"),
-    ("hang", r"\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bfroze\b|deadlock|"
+    # not a number that stays put ("accept length stuck at 1") or output that loops ("stuck in
+    # infinite loops"): neither is a process that stops answering
+    ("hang", r"\bhang(?:s|ing)?\b|\bhung\b|"
+             r"\bstuck\b(?!\s+(?:at|on)\s+(?:\d|zero\b|one\b|the same\b)|\s+in\s+(?:an?\s+)?(?:infinite|endless)\s+(?:loop|repetition))|"
+             r"\bfreez(?:e|es|ing)\b|\bfroze\b|deadlock|"
              r"no (?:response|progress|output)\b|not respond\w*|never (?:returns?|finish\w*|complet\w*)|卡住|卡死|无响应|死锁"),
     ("wrong output", r"garbage|gibberish|nonsense|乱码|wrong (?:outputs?|answers?|results?|tokens?)|"
                      r"accuracy (?:drops?|degrad\w*|regress\w*)|incorrect (?:outputs?|answers?|results?)|"

@@ -55,7 +55,9 @@ MANY_GPUS_RE = re.compile(r"\b(?:two|three|four|eight|multiple|several|many|all|
 SYNONYMS = {"node": "nnodes dist init", "multinode": "nnodes dist init",
             # prefill servers are PD disaggregation's ("decode" alone is also speculative decoding's)
             "prefill": "disaggregation mode", "pd": "disaggregation mode",
-            "disaggregated": "disaggregation mode"}
+            "disaggregated": "disaggregation mode",
+            # HiCache is SGLang's hierarchical cache; its L3 tier is a storage backend
+            "hicache": "enable hierarchical cache", "l3": "storage backend"}
 
 
 @dataclass(frozen=True)

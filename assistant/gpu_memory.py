@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from assistant.failure_kind import kinds_in
 from assistant.paste_cache import per_analysis
 from assistant.wording import Sentence, in_language
 
@@ -277,7 +278,8 @@ class LoadMemory:
 def paste_load_memory(analysis: "Analysis") -> LoadMemory | None:
     """SGLang's after-loading memory line, when the paste failed on memory and the weights filled
     the GPU (the one reading that changes the advice: raising --mem-fraction-static cannot help)."""
-    if not any("memory" in e.text.lower() or "OOM" in e.text for e in analysis.stopping_errors[:5]):
+    # an out of memory, not any line naming memory ("The memory capacity is unbalanced")
+    if not any("out of memory" in kinds_in(e.text) for e in analysis.stopping_errors[:5]):
         return None
     for line in analysis.originals.values():
         m = _LOAD_END_RE.search(line)

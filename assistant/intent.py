@@ -19,7 +19,7 @@ FAILURE_RE = re.compile(
     r"degrad\w*|regression|dies|died|exit(?:s|ed)?|terminat\w*|invalid|unsupported|not supported|"
     r"mismatch\w*|leak\w*|empty (?:output|response|content|body)|returns? (?:null|none|empty)|"
     r"near zero|drop(?:s|ped)?|doubl\w*|grows?|worse|spikes?|instead of|although|even though|but\b|"
-    r"no longer|anymore|stop(?:s|ped)?|unexpected\w*|weird|strange|refus\w*|reject\w*|complain\w*|"
+    r"no longer|anymore|after (?:upgrading|updating|the (?:upgrade|update))|stop(?:s|ped)?|unexpected\w*|weird|strange|refus\w*|reject\w*|complain\w*|"
     r"(?:is|are|was|does|do|did|ca)n[o']?t|cannot|not (?:recogni[sz]ed|found|loaded|available)|"
     r"(?:is|are|was|were|comes? back|came back|stays?) (?:empty|blank|null|none|missing)|missing|ends? up in|"
     # what the user got, shown: "content comes back like: ...", `"usage": null`; "is this a bug?"
@@ -45,6 +45,8 @@ FAILURE_RE = re.compile(
     r"|['\"]\s*:\s*(?:null|None)\b"
     r"|不行|没用|无效|是空的|不返回|没有输出|没输出|重复输出|输出重复|不断重复|胡言乱语|不稳定|不一致|"
     r"随机的?(?:值|输出|结果|字符)|卡在|不兼容|"
+    # "what is going on?" about a value that stays put after an upgrade reports, it does not ask how
+    r"怎么回事|咋回事|什么原因|啥原因|一直是|一直为|始终是|始终为|升级.{0,24}(?:之后|以后|后)|"
     r"报错|解决|怎么办|还是会|仍然|依然|但(?!愿)|启动时报|错误|失败|崩|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回|掉到|掉了|涨了|变差|不生效|没生效|不起作用",
     re.I)
 ASKING_RE = re.compile(

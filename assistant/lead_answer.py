@@ -14,6 +14,7 @@ how-to question gets the related reading and the flags it is about with SGLang's
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from assistant.case_steps import fitting_steps
@@ -24,7 +25,8 @@ from assistant.decision import failing_components as components_of
 from assistant.environment import named_programs
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
-from assistant.next_steps import QUIET_LOG_RE, environment_step, for_version, steps_for
+from assistant.next_steps import (PASTE_THE_ERROR, QUIET_LOG_RE, TELLS_OF_ERROR_RE, environment_step, for_version,
+                                  steps_for)
 from assistant.retrieve import Hit, Retrieval
 from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
@@ -79,14 +81,19 @@ def _function_name(function: str) -> str | None:
     return None if function.startswith("<") else function   # `<module>`, `<lambda>`: no name to search for
 
 
+# the package directory of an SGLang project's source checkout: <repo>/python/<package>/...
+CHECKOUT_RE = re.compile(r".*/python/((?:sglang|sgl_jax|sgl_kernel|sglang_router)/)")
+
+
 def _module_of(path: str) -> str:
     path = path.replace("\\", "/")
     relative = None
     for root in PACKAGE_ROOTS:
         if root in path:
             relative = path.rsplit(root, 1)[1]
-    if relative is None and "/python/sglang/" in path:   # a source checkout (/sgl-workspace/sglang)
-        relative = "sglang/" + path.rsplit("/python/sglang/", 1)[1]
+    checkout = CHECKOUT_RE.search(path) if relative is None else None
+    if checkout:   # a source checkout (/sgl-workspace/sglang/python/sglang, sglang-jax/python/sgl_jax)
+        relative = path[checkout.start(1):]
     if relative is None and "/lib/python3" in path:   # the standard library (/usr/lib/python3.10/runpy.py)
         relative = path.split("/lib/python3", 1)[1].split("/", 1)[-1]
     if relative is None or not relative.endswith(".py"):
@@ -173,8 +180,12 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
     known_command = analysis is not None and bool(analysis.environment.launch_command or analysis.environment.flags)
     no_error_lines = analysis is not None and not analysis.errors and not analysis.failure_sites and not programs
     hardware = analysis.environment.hardware if analysis is not None else None
+    user_flags = frozenset(flag.split()[0] for flag in analysis.environment.flags) if analysis is not None else frozenset()
     steps = for_version(steps_for(components, quiet_log=quiet_log, known_command=known_command,
-                                  no_error_lines=no_error_lines, hardware=hardware), version, registry)
+                                  no_error_lines=no_error_lines, hardware=hardware, user_flags=user_flags),
+                        version, registry)
+    if no_error_lines and not quiet_log and TELLS_OF_ERROR_RE.search(analysis.question + " " + " ".join(analysis.plain_lines[:20])):
+        steps = [PASTE_THE_ERROR, *(step for step in steps if "grep -n -m1" not in step)][:3]
     if programs:
         # the paste is another program's: its own tracker first; SGLang's steps only if it is involved
         named = ", ".join(programs)
@@ -190,7 +201,7 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                                  f"最内层的调用栈帧在 SGLang 之外的 `{package}` 里：看它的版本（`pip show {package}`），"
                                  "以及这个版本能否和你的 SGLang 版本一起用。"))
         steps = steps[:3]
-    if not any("check_env" in s for s in steps):
+    if not any("check_env" in s for s in steps) and "jax" not in components:   # (TPUs: no CUDA to check)
         steps.append(environment_step(hardware))   # the versions answer half the questions that follow
     return [in_language(step, language) for step in steps]
 

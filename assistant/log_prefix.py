@@ -54,6 +54,8 @@ LOGGER_PREFIX = (
     r"|\d{4}-\d{2}-\d{2}[T ][\d:.,]+\s*(?:\|\s*[\w.:<>-]+\s*)+\|\s"     # 2024-06-02 00:26:10 | ERROR | stderr |
     rf"|\d{{4}}-\d{{2}}-\d{{2}}[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s+(?:{_LEVEL})?"  # ... 10:45:11+08:00 INFO
     r"|[IWEF]\d{4} [\d:.]+\s+\d+\s+"                                    # glog
+    # vLLM's "ERROR 07-13 10:41:52 [core.py:588] ": its [file:line] goes with the brackets above
+    r"|(?:INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?=\[)"
     # the margin Python 3.11+ draws around an exception group's tracebacks (starlette, anyio)
     r"|\|\s|\+[-+]*\s"
 )

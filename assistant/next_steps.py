@@ -57,6 +57,19 @@ SHOW_A_REQUEST = Sentence("A request that shows it (the `curl` command or client
                           "you expected, and the server's log lines for that request (launch with `--log-requests`).",
                           "一个能复现问题的请求（`curl` 命令或客户端代码）、实际返回的内容和你期望的内容，"
                           "以及服务端处理这个请求时的日志（启动时加 `--log-requests`）。")
+# the same, for a server the user already launches with `--log-requests`
+SHOW_A_LOGGED_REQUEST = Sentence("A request that shows it (the `curl` command or client code), what came back and what "
+                                 "you expected, and the server's log lines for that request (your `--log-requests` "
+                                 "prints them).",
+                                 "一个能复现问题的请求（`curl` 命令或客户端代码）、实际返回的内容和你期望的内容，"
+                                 "以及服务端处理这个请求时的日志（你已经加了 `--log-requests`，日志里就有）。")
+# for a report that tells of an error in words and shows none of its lines
+PASTE_THE_ERROR = Sentence("The error itself: your paste tells of it but shows none of its lines; paste the traceback or "
+                           "error output and the 30 lines before it (`grep -n -m1 -E 'Traceback|Error|error:' server.log`).",
+                           "错误本身：你的内容提到了错误，但没有贴出它的任何一行；请贴出 traceback 或错误输出及其前面 30 行"
+                           "（`grep -n -m1 -E 'Traceback|Error|error:' server.log`）。")
+TELLS_OF_ERROR_RE = re.compile(r"\b(?:errors?|exceptions?|traceback|fail(?:s|ed|ing|ure)?|crash(?:es|ed)?)\b|报错|错误|异常|失败|崩溃",
+                               re.I)
 # the user's words say the log holds no error ("no errors or warnings in the log", "日志里没有报错")
 QUIET_LOG_RE = re.compile(r"\bno (?:errors?|exceptions?|warnings?|traceback)\b|"
                           r"\bnothing (?:in|on) the (?:log|console)\b|"
@@ -240,6 +253,18 @@ STEPS: dict[str, tuple[Sentence, ...]] = {
                  "AutoConfig.from_pretrained('<model>')\"`.",
                  "模型配置能否单独加载：`python3 -c \"from transformers import AutoConfig; AutoConfig.from_pretrained('<model>')\"`。"),
     ),
+    # SGLang-JAX runs on TPUs through JAX/XLA: none of CUDA, flashinfer or check_env applies
+    "jax": (
+        Sentence("The versions that decide it: `pip show sglang-jax jax jaxlib libtpu` (its `tpu` extra pins the "
+                 "JAX release it was built for).",
+                 "决定问题的版本：`pip show sglang-jax jax jaxlib libtpu`（它的 `tpu` extra 锁定了它所适配的 JAX 版本）。"),
+        Sentence("The TPU type and topology (`v6e-8`, `v5p-16`) and the launch command: the mesh and "
+                 "parallelism flags must fit that topology.",
+                 "TPU 型号和拓扑（`v6e-8`、`v5p-16`）以及启动命令：mesh 和并行参数必须和这个拓扑对得上。"),
+        Sentence("SGLang-JAX is a separate code base: search and report in its own tracker, "
+                 "https://github.com/sgl-project/sglang-jax/issues.",
+                 "SGLang-JAX 是独立的代码库：请在它自己的 issue 里搜索和报告，https://github.com/sgl-project/sglang-jax/issues。"),
+    ),
     "router": (
         Sentence("Each worker's health, bypassing the router: `curl http://<worker>:<port>/health`.",
                  "绕过 router 检查每个 worker 的健康状态：`curl http://<worker>:<port>/health`。"),
@@ -293,7 +318,8 @@ FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 
 
 def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known_command: bool = False,
-              no_error_lines: bool = False, hardware: str | None = None) -> list[Sentence]:
+              no_error_lines: bool = False, hardware: str | None = None,
+              user_flags: frozenset[str] = frozenset()) -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
     generic ones to fill up; each says which component it is for. `quiet_log`: the user says the
     log shows no error, so the step that looks for the first one asks for more log instead;
@@ -303,7 +329,8 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
         steps = STEPS.get(name)
         if steps:
             return [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps[:limit]]
-    first_error = QUIET_LOG if quiet_log else SHOW_A_REQUEST if no_error_lines else GENERIC[1]
+    request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
+    first_error = QUIET_LOG if quiet_log else request if no_error_lines else GENERIC[1]
     generic = [environment_step(hardware), first_error] + ([] if known_command else [GENERIC[2]])
     return generic[:limit]
 

@@ -150,7 +150,7 @@ def render_text(answer: Answer, color: bool = False) -> str:
             for i, step in enumerate(answer.fix, 1):
                 first, *rest = step.split("\n")
                 out.append(f"  {i}. {first}")
-                out += [c(_CYAN, f"     {line.strip()}") for line in rest]
+                out += [c(_CYAN, _step_line(line)) for line in rest]
         if answer.next_steps:
             out += ["", c(_BOLD, words("verify_next") + ":")] + [f"  - {s}" for s in answer.next_steps]
     if answer.warnings:
@@ -180,11 +180,22 @@ def _without_title(diagnosis: str, top) -> str:
     return diagnosis
 
 
+def _step_line(line: str) -> str:
+    """A fix step's command or caution line under its number; the further lines of a multi-line
+    command (a script, a YAML file) keep their own indentation, under the command's first line."""
+    if line.startswith("    ") and line[4:6] in ("$ ", "! "):   # format_step's command and caution lines
+        return f"     {line[4:]}"
+    return f"       {line}"
+
+
 def citation_labels(answer: Answer) -> list[str]:
     """The answer's sources as a reader can use them: a seed document (one of the documents the KB
     was written from, not shipped) is named with its title, not by its file name alone."""
-    titles = {source["seed"]: source.get("title") or "" for match in answer.matches
-              for source in (match.meta.get("sources") or []) if isinstance(source, dict) and source.get("seed")}
+    titles: dict[str, str] = {}
+    for match in answer.matches:   # best first: the entry cited names its own part of a shared seed
+        for source in match.meta.get("sources") or []:
+            if isinstance(source, dict) and source.get("seed"):
+                titles.setdefault(source["seed"], source.get("title") or "")
     labels = []
     for citation in answer.citations:
         if citation.startswith("seed:"):

@@ -729,7 +729,9 @@ def json_error_message(text: str) -> str | None:
 
 _CONVERSATION_RE = re.compile(
     r"\b(?:I|I'm|I've|we|we're|my|our|me|us|you|anyone|any idea|help|please|how|why|what|"
-    r"after|when I|tried|trying|getting|seems?|happens?|should|could|does|is there)\b|\?\s*$", re.I)
+    r"after|when I|tried|trying|getting|seems?|happens?|should|could|does|is there|"
+    # a reporter's guesses and bisects ("possibly related to ...", "bisected to PR #5728")
+    r"possibly|probably|perhaps|bisect(?:ed|ing)?|suspect(?:ed|s)?)\b|\?\s*$", re.I)
 
 
 _PROGRAM_ADVICE_RE = re.compile(

@@ -34,6 +34,9 @@ PACKAGE_WORD_RE = re.compile(
     r"gpustack|mineru|olmocr|specforge|areal|miles|docker|ubuntu|tilelang|tvm[-_]ffi|apache-tvm-ffi)(?![\w-])", re.I)
 # `name==0.4.0`, `name>=0.4.0`: a pin names its package
 PIN_RE = re.compile(r"([A-Za-z][\w.\[\]-]*)\s*(?:===?|>=|<=|~=|@)\s*[vV]?$")
+# the words before a version range in a sentence: not a package's name
+NOT_A_PACKAGE = frozenset({"to", "from", "on", "than", "version", "versions", "is", "was", "with", "at", "and",
+                           "or", "of", "in", "use", "using", "requires", "need", "needs"})
 SENTENCE_END_RE = re.compile(r"[;!?。；！？\n]|\.(?!\d)")
 
 
@@ -42,7 +45,7 @@ def _is_sglangs(words: str, start: int) -> bool:
     names no other package after its last "sglang"."""
     before = words[max(0, start - 80):start]
     pin = PIN_RE.search(before)
-    if pin:
+    if pin and pin.group(1).lower() not in NOT_A_PACKAGE:   # "upgraded to >=0.4.6.post3" pins no package "to"
         return pin.group(1).lower().split("[")[0] == "sglang"
     named = PACKAGE_WORD_RE.findall(SENTENCE_END_RE.split(before)[-1])
     return not named or named[-1].lower() == "sglang"

@@ -221,6 +221,9 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
             if progress and len(todo) > 64:
                 from tqdm import tqdm
 
+                # a first build embeds the whole KB: a few minutes on a small CPU, once
+                print(f"Embedding {len(todo)} chunks once for the search index (minutes on a CPU; later runs "
+                      "reuse it) ...", file=sys.stderr)
                 bar = tqdm(total=len(todo), desc="Embedding chunks", unit="chunk", file=sys.stderr)
             unsaved: list[int] = []
             for start in range(0, len(todo), EMBED_STEP):

@@ -1,7 +1,8 @@
-"""What new users ran into on real reports (round 40's trials), as they would see it: an upgrade step
-shown to the users it is for, Chinese answers to Chinese titles, the root error without the user's
-question glued to it, next steps that fit a report with no error line, and where an error comes from
-said once, below the outcome."""
+"""What new users ran into on real reports (rounds 40 and 41's trials), as they would see it: an
+upgrade step shown to the users it is for, Chinese answers to Chinese titles, the root error without
+the user's question glued to it, next steps that fit a report with no error line, and where an error
+comes from said once, below the outcome; GPUs named in a sentence, a value "stuck at 1" that is no
+hang, vLLM's log prefix, flags as the user passed them, a script's indentation kept."""
 
 from __future__ import annotations
 
@@ -136,3 +137,105 @@ def test_a_chinese_shell_message_or_folder_name_keeps_an_english_question_englis
     folder = assistant.answer("load fails for /data/千问模型目录/Qwen3-8B\n"
                               "OSError: Can not find /data/千问模型目录/Qwen3-8B/config.json")
     assert shell.reader_language == "en" and folder.reader_language == "en"
+
+
+# round 41's trial
+
+def test_a_gpu_named_in_a_sentence_is_detected(assistant):
+    said = {"It fails on 8*H20 with tp 8: RuntimeError: boom": "H20",
+            "我在H20上面跑 DeepSeek-R1 就报错 RuntimeError: boom": "H20",
+            "The server crashes on A800. RuntimeError: boom": "A800",
+            "I run it on two RTX 4090s (tp 2) and get RuntimeError: boom": "RTX 4090",
+            "两张 4090 跑 tp2 报错 RuntimeError: boom": "RTX 4090"}
+    for paste, gpu in said.items():
+        assert assistant.answer(paste).detected.gpu == gpu, paste
+    # a model's active-parameter part is still no GPU
+    assert assistant.answer("Qwen3-235B-A22B on 4 GPUs: RuntimeError: boom").detected.gpu is None
+
+
+def test_a_value_stuck_at_one_after_an_upgrade_is_no_hang_and_no_how_to_question(assistant):
+    english = assistant.answer("After upgrading to 0.5.10, the speculative accept length is stuck at 1 with "
+                               "GLM-4.5-Air FP8 and MTP.")
+    assert not any("hang" in str(reason) for reason in english.reasons)
+    chinese = assistant.answer("从 0.5.9 升级到 0.5.10 之后，GLM-4.5-Air FP8 开 MTP 的接受长度一直是 1，这是怎么回事？")
+    assert chinese.reader_language == "zh"
+    assert "使用或配置问题" not in chinese.text.splitlines()[0]
+
+
+def test_the_load_memory_reading_comes_only_with_an_out_of_memory(assistant):
+    imbalance = ("[2025-04-02 10:00:01 TP0] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, "
+                 "avail mem=12.02 GB, mem usage=68.91 GB.\n"
+                 "ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes.\n")
+    answer = assistant.answer(imbalance)
+    assert answer.outcome == "fix" and answer.matches[0].id == "tp-memory-capacity-unbalanced"
+    assert answer.load_memory is None and "--mem-fraction-static 0.95" not in answer.text
+
+
+def test_vllm_log_prefixes_are_taken_off_before_the_root_error_is_read(assistant):
+    prefix = "(EngineCore_1 pid=2345) ERROR 07-13 10:41:52 [core.py:588] "
+    paste = "".join(prefix + line + "\n" for line in (
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/v1/engine/core.py", line 300, in execute_dummy_batch',
+        '    self.model_executor.collective_rpc("execute_dummy_batch")',
+        "RuntimeError: Worker failed with error 'Connection closed by peer [192.168.2.2]:39075', please check "
+        "the stack trace above for the root cause"))
+    answer = assistant.answer(paste)
+    assert answer.primary_error.startswith("RuntimeError: Worker failed with error")
+
+
+def test_detected_flags_leave_out_elisions_placeholders_and_repeats(assistant):
+    answer = assistant.answer(
+        "python3 -m sglang.launch_server --model-path {{model_path}} --tp-size 8 --enable-deterministic-inference ... "
+        "--enable-deterministic-inference\nRuntimeError: boom\n")
+    assert list(answer.detected.flags) == ["--model-path", "--tp-size 8", "--enable-deterministic-inference"]
+
+
+def test_a_user_who_already_logs_requests_is_not_told_to_launch_with_it(assistant):
+    answer = assistant.answer("The model's answers are repeated gibberish for long prompts; short prompts look fine.\n"
+                              "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --log-requests --log-level debug")
+    steps = " ".join(answer.next_steps)
+    assert "your `--log-requests` prints them" in steps and "launch with `--log-requests`" not in steps
+
+
+def test_a_version_range_upgraded_to_is_the_users_not_the_one_that_worked(assistant):
+    answer = assistant.answer("after upgrade sglang to >=0.4.6.post3, deepgemm failed to compile. "
+                              "it works well on sglang==0.4.6.post2\nRuntimeError: Failed to compile DeepGEMM kernel")
+    assert answer.detected.sglang_version == "0.4.6.post3"
+
+
+def test_an_error_told_in_words_only_is_asked_for(assistant):
+    answer = assistant.answer("Qwen2 with tp 4 on a recent main. Weights load fine on every rank, then the TP workers "
+                              "fail with an NCCL error during CUDA graph capture; possibly related to "
+                              "CUDA_VISIBLE_DEVICES (bisected to PR #5728).")
+    assert answer.outcome != "fix"
+    assert answer.primary_error is None
+    assert answer.next_steps[0].startswith("The error itself: your paste tells of it")
+
+
+def test_a_sglang_jax_failure_gets_steps_for_jax_and_tpus_not_cuda(assistant):
+    answer = assistant.answer(
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/sglang-jax/python/sgl_jax/srt/managers/scheduler.py", line 812, in run_scheduler_process\n'
+        "    scheduler = Scheduler(server_args)\n"
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer\n")
+    assert answer.outcome != "fix"
+    assert answer.failing_module == "sgl_jax.srt.managers.scheduler"
+    steps = " ".join(answer.next_steps)
+    assert "pip show sglang-jax" in steps and "check_env" not in steps
+
+
+def test_a_multi_line_command_keeps_its_own_indentation_in_the_terminal(assistant):
+    answer = assistant.answer("NCCL WARN Cuda failure 217 'peer access is not supported between these two devices'\n"
+                              "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, "
+                              "unhandled cuda error (run with NCCL_DEBUG=INFO for details)\n"
+                              "Last error:\nCuda failure 217 'peer access is not supported between these two devices'\n")
+    assert answer.matches[0].id == "nccl-cumem-host-shm-peer-access-unsupported"
+    lines = answer.text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip() == "env_vars:")
+    assert lines[at + 1].startswith(lines[at][:len(lines[at]) - len(lines[at].lstrip())] + "  NCCL_CUMEM_HOST_ENABLE")
+
+
+def test_a_how_to_question_about_hicache_gets_its_switch_and_storage_flags(assistant):
+    answer = assistant.answer("怎么在 SGLang 0.5.9 里开启 HiCache，并且用 Mooncake 做 L3 存储？")
+    names = [flag.name for flag in answer.flags]
+    assert "--enable-hierarchical-cache" in names and "--hicache-storage-backend" in names
