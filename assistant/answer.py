@@ -32,6 +32,7 @@ from assistant.provenance import (dependency_json, dependency_sentence, is_depen
                                   symbol_json)
 from assistant.retrieve import Hit, Retrieval
 from assistant.case_steps import fitting_steps
+from assistant.decision import paste_families
 from assistant.step_versions import step_version_ok, upgrade_target
 from assistant.trace import Environment
 
@@ -339,7 +340,8 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
     # no version line: the releases the traceback's files date it to still rule steps out
     dated = release_range(retrieval.analysis.sglang_frames) if not version else None
     fix, dropped = [], []
-    for step in fitting_steps(meta["fix"], retrieval.analysis.masked_lines):
+    for step in fitting_steps(meta["fix"], retrieval.analysis.masked_lines,
+                              families=paste_families(retrieval.analysis)):
         ok = step_version_ok(step.get("versions"), version, registry, step["text"])
         if ok is False or (ok is None and dated is not None and step.get("versions")
                            and not dated.admits(step["versions"])):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from assistant.model_family import subject_family
 from assistant.text import mask, tokenize
 
 # one or more code spans, separated by "/", ",", "or", then (after a remark in parentheses, "(0.5.21
@@ -42,10 +43,14 @@ def _in_paste(message: str, lines: Sequence[str], line_tokens: Sequence[frozense
         len(words & tokens) >= WORDS_SHARED * len(words) for tokens in line_tokens)
 
 
-def fitting_steps(steps: Sequence[dict], masked_lines: Sequence[str], strict: bool = False) -> list[dict]:
+def fitting_steps(steps: Sequence[dict], masked_lines: Sequence[str], strict: bool = False,
+                  families: frozenset[str] = frozenset()) -> list[dict]:
     """The steps to show: every general step, and the case steps whose message the paste holds
     (all case steps when it holds none of their messages, unless `strict`: next steps of a lead,
-    where a step about another message is never the one to take first)."""
+    where a step about another message is never the one to take first); of the steps that open
+    with a model family ("GLM-4.5 with the glm45 parser: ..."), those for another family than the
+    paste's `families` are left out, unless that leaves none."""
+    steps = _for_families(list(steps), families)
     cases = [case_messages(step.get("text", "")) for step in steps]
     if sum(1 for messages in cases if messages) < 2:
         return list(steps)
@@ -55,3 +60,17 @@ def fitting_steps(steps: Sequence[dict], masked_lines: Sequence[str], strict: bo
     if not any(fits) and not strict:
         return list(steps)
     return [step for step, messages, fit in zip(steps, cases, fits) if fit or not messages]
+
+
+MAX_OPENING = 120   # characters before a step's first colon that can name whom it is for
+
+
+def _for_families(steps: list[dict], families: frozenset[str]) -> list[dict]:
+    if not families:
+        return steps
+    def other_family(step: dict) -> bool:
+        opening = step.get("text", "").split(": ", 1)
+        named = subject_family(opening[0]) if len(opening) == 2 and len(opening[0]) <= MAX_OPENING else frozenset()
+        return bool(named) and not named & families
+    kept = [step for step in steps if not other_family(step)]
+    return kept or steps

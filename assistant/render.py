@@ -135,7 +135,8 @@ def render_text(answer: Answer, color: bool = False) -> str:
             if top.title_zh:
                 out.append(top.title_zh)
             out.append(c(_DIM, answer.label("score_line").format(
-                score=f"{top.score:.2f}", confidence=f"{answer.confidence:.2f}", kb=top.confidence,
+                score=f"{top.score:.2f}", confidence=f"{answer.confidence:.2f}",
+                kb=KB_CONFIDENCE_ZH.get(top.confidence, top.confidence) if answer.reader_language == "zh" else top.confidence,
                 mode=answer.mode)))
             if top.evidence:
                 out += ["", c(_BOLD, words("matched") + ":")] + [f"  > {e}" for e in top.evidence]
@@ -178,6 +179,10 @@ def _without_title(diagnosis: str, top) -> str:
         if title and diagnosis.startswith(title) and diagnosis[len(title):].strip(".。 "):
             return diagnosis[len(title):].lstrip(".。 ")
     return diagnosis
+
+
+# an entry's own confidence, as a Chinese answer says it
+KB_CONFIDENCE_ZH = {"high": "高", "medium": "中", "low": "低"}
 
 
 def _step_line(line: str) -> str:

@@ -736,7 +736,9 @@ _CONVERSATION_RE = re.compile(
 
 _PROGRAM_ADVICE_RE = re.compile(
     r"\bTried to allocate\b|\bPlease (?:try|set|increase|reduce|decrease|lower|use|check|make sure|consider|"
-    r"install|upgrade|pass|specify|report|refer|see|run|add|enable|disable|file|open)\b")
+    r"install|upgrade|pass|specify|report|refer|see|run|add|enable|disable|file|open)\b|"
+    # SGLang's and the OpenAI server's words to the client ("You requested a total of 43778 tokens")
+    r"\bYou (?:requested|passed|provided|specified)\b")
 
 
 # a report's own structure: its title (`[Bug] v0.4.3 performance degradation 2x8xH100`) and the

@@ -239,3 +239,17 @@ def test_a_how_to_question_about_hicache_gets_its_switch_and_storage_flags(assis
     answer = assistant.answer("怎么在 SGLang 0.5.9 里开启 HiCache，并且用 Mooncake 做 L3 存储？")
     names = [flag.name for flag in answer.flags]
     assert "--enable-hierarchical-cache" in names and "--hicache-storage-backend" in names
+
+
+def test_a_fix_leaves_out_the_steps_for_another_model_family(assistant):
+    said = ("function call cannot output in a streaming manner: with stream=true and tools, nothing arrives while the "
+            "model writes the call, then one chunk carries the function name and all of the arguments. Launched with "
+            "--tool-call-parser {parser}.")
+    deepseek = assistant.answer("DeepSeek V3.2 " + said.format(parser="deepseekv32"))
+    assert deepseek.outcome == "fix" and deepseek.matches[0].id == "tool-call-streaming-arguments-arrive-in-one-chunk"
+    assert any(step.startswith("DeepSeek-V3.2") for step in deepseek.fix)
+    assert not any(step.startswith("GLM-4.5") for step in deepseek.fix)
+    glm = assistant.answer("GLM-4.6 " + said.format(parser="glm45"))
+    assert glm.matches[0].id == "tool-call-streaming-arguments-arrive-in-one-chunk"
+    if glm.outcome == "fix":
+        assert not any(step.startswith("DeepSeek-V3.2") for step in glm.fix)
