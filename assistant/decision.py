@@ -586,12 +586,24 @@ def _scope_notes(meta: dict, analysis: Analysis) -> list[str]:
                               signal_conflict(meta, analysis)) if note]
 
 
+# the user's own words that the machine has no GPU at all ("a CPU-only box", "my laptop, which has no
+# NVIDIA GPU"); not an error line saying none is visible (`No CUDA GPUs are available`), a driver problem
+NO_GPU_RE = re.compile(r"\bcpu[- ]only\b|\b(?:box|machine|host|laptop|server|node|mac|vm|computer|pc)\b[^.;?!]{0,20}"
+                       r"\b(?:(?:has|have|with)\s+no|without(?:\s+(?:any|an?))?)\s+(?:nvidia\s+|amd\s+|dedicated\s+)?gpus?\b|"
+                       r"\bno (?:nvidia |amd )?gpus? (?:on purpose|at all|in (?:this|the|my) (?:machine|box|host|laptop))|"
+                       r"没有(?:独立)?(?:显卡|GPU)|无(?:显卡|GPU)|纯\s?CPU|只有\s?CPU", re.I)
+
+
 def hardware_conflict(meta: dict, analysis: Analysis) -> str | None:
     """The entry is about hardware the paste is not from (a mixed log is not a conflict)."""
     hardware = analysis.environment.hardware
     wanted = [h for h in meta.get("hardware") or () if h != "any"]
     if not wanted:
         return None
+    words = " ".join((analysis.question, *analysis.prose_lines[:50]))
+    if NO_GPU_RE.search(words) and not analysis.environment.gpu:
+        return Sentence(f"You say the machine has no GPU; this entry is about {', '.join(wanted)} GPUs.",
+                        f"你说这台机器没有 GPU；这个条目讲的是 {', '.join(wanted)} GPU。")
     gpu = analysis.environment.gpu
     if gpu and gpu_vendor(gpu) == hardware and hardware not in wanted:
         # the GPU the paste names, of the platform most of the log points to, decides over words

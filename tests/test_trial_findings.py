@@ -253,3 +253,12 @@ def test_a_fix_leaves_out_the_steps_for_another_model_family(assistant):
     assert glm.matches[0].id == "tool-call-streaming-arguments-arrive-in-one-chunk"
     if glm.outcome == "fix":
         assert not any(step.startswith("DeepSeek-V3.2") for step in glm.fix)
+
+
+def test_a_machine_the_user_says_has_no_gpu_gets_no_fix_for_nvidia_hardware(assistant):
+    error = "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n"
+    on_gpu = assistant.answer(error)
+    assert on_gpu.outcome == "fix" and on_gpu.matches[0].id == "cuda-home-not-set"
+    laptop = assistant.answer("Trying SGLang on my laptop, which has no NVIDIA GPU; the first run fails with:\n" + error)
+    assert laptop.outcome != "fix"
+    assert any("no GPU" in str(reason) for reason in laptop.reasons)
