@@ -25,8 +25,7 @@ from assistant.decision import failing_components as components_of
 from assistant.environment import named_programs
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
-from assistant.next_steps import (PASTE_THE_ERROR, QUIET_LOG_RE, TELLS_OF_ERROR_RE, environment_step, for_version,
-                                  steps_for)
+from assistant.next_steps import QUIET_LOG_RE, environment_step, for_version, steps_for
 from assistant.retrieve import Hit, Retrieval
 from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
@@ -180,12 +179,11 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
     known_command = analysis is not None and bool(analysis.environment.launch_command or analysis.environment.flags)
     no_error_lines = analysis is not None and not analysis.errors and not analysis.failure_sites and not programs
     hardware = analysis.environment.hardware if analysis is not None else None
-    user_flags = frozenset(flag.split()[0] for flag in analysis.environment.flags) if analysis is not None else frozenset()
+    words = " ".join((analysis.question, *analysis.plain_lines[:20])) if analysis is not None else ""
     steps = for_version(steps_for(components, quiet_log=quiet_log, known_command=known_command,
-                                  no_error_lines=no_error_lines, hardware=hardware, user_flags=user_flags),
+                                  no_error_lines=no_error_lines, hardware=hardware,
+                                  user_flags=analysis.user_names if analysis is not None else (), words=words),
                         version, registry)
-    if no_error_lines and not quiet_log and TELLS_OF_ERROR_RE.search(analysis.question + " " + " ".join(analysis.plain_lines[:20])):
-        steps = [PASTE_THE_ERROR, *(step for step in steps if "grep -n -m1" not in step)][:3]
     if programs:
         # the paste is another program's: its own tracker first; SGLang's steps only if it is involved
         named = ", ".join(programs)

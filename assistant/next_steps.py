@@ -52,17 +52,15 @@ QUIET_LOG = Sentence("Your log shows no error, so make it say more: restart with
                      "你的日志里没有报错，那就让它多说一些：加 `--log-level debug` 重启（输出不对时再加 "
                      "`--log-requests`），复现问题，保留出问题那一刻前后的日志；如果是卡住，"
                      "对每个 scheduler 进程做一次 `py-spy dump`，能看到它停在哪里。")
-# instead of "the first error in the log" for a report that shows no error at all
-SHOW_A_REQUEST = Sentence("A request that shows it (the `curl` command or client code), what came back and what "
-                          "you expected, and the server's log lines for that request (launch with `--log-requests`).",
-                          "一个能复现问题的请求（`curl` 命令或客户端代码）、实际返回的内容和你期望的内容，"
-                          "以及服务端处理这个请求时的日志（启动时加 `--log-requests`）。")
-# the same, for a server the user already launches with `--log-requests`
-SHOW_A_LOGGED_REQUEST = Sentence("A request that shows it (the `curl` command or client code), what came back and what "
-                                 "you expected, and the server's log lines for that request (your `--log-requests` "
-                                 "prints them).",
-                                 "一个能复现问题的请求（`curl` 命令或客户端代码）、实际返回的内容和你期望的内容，"
-                                 "以及服务端处理这个请求时的日志（你已经加了 `--log-requests`，日志里就有）。")
+# instead of "the first error in the log" for a report that shows no error at all; the second
+# form for a server the user already launches with `--log-requests`
+_REQUEST = ("A request that shows it (the `curl` command or client code), what came back and what you expected, "
+            "and the server's log lines for that request ({how}).",
+            "一个能复现问题的请求（`curl` 命令或客户端代码）、实际返回的内容和你期望的内容，以及服务端处理这个请求时的日志（{how}）。")
+SHOW_A_REQUEST = Sentence(_REQUEST[0].format(how="launch with `--log-requests`"),
+                          _REQUEST[1].format(how="启动时加 `--log-requests`"))
+SHOW_A_LOGGED_REQUEST = Sentence(_REQUEST[0].format(how="your `--log-requests` prints them"),
+                                 _REQUEST[1].format(how="你已经加了 `--log-requests`，日志里就有"))
 # for a report that tells of an error in words and shows none of its lines
 PASTE_THE_ERROR = Sentence("The error itself: your paste tells of it but shows none of its lines; paste the traceback or "
                            "error output and the 30 lines before it (`grep -n -m1 -E 'Traceback|Error|error:' server.log`).",
@@ -319,18 +317,22 @@ FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 
 def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known_command: bool = False,
               no_error_lines: bool = False, hardware: str | None = None,
-              user_flags: frozenset[str] = frozenset()) -> list[Sentence]:
+              user_flags=frozenset(), words: str = "") -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
     generic ones to fill up; each says which component it is for. `quiet_log`: the user says the
     log shows no error, so the step that looks for the first one asks for more log instead;
-    `no_error_lines`: the report shows no error at all (wrong output, a slow or silent server), so
-    it asks for a request that shows it; `known_command`: the paste has the launch command already."""
+    `no_error_lines`: the report shows no error at all, so it asks for the error when the user's
+    `words` tell of one, else (wrong output, a slow or silent server) for a request that shows it;
+    `known_command`: the paste has the launch command already; `user_flags`: the flags they pass."""
+    error_untold = no_error_lines and not quiet_log and bool(TELLS_OF_ERROR_RE.search(words))
     for name in components:
         steps = STEPS.get(name)
         if steps:
-            return [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps[:limit]]
+            own = [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps]
+            return ([PASTE_THE_ERROR] + own if error_untold else own)[:limit]
     request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
-    first_error = QUIET_LOG if quiet_log else request if no_error_lines else GENERIC[1]
+    first_error = (QUIET_LOG if quiet_log else PASTE_THE_ERROR if error_untold else request if no_error_lines
+                   else GENERIC[1])
     generic = [environment_step(hardware), first_error] + ([] if known_command else [GENERIC[2]])
     return generic[:limit]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from assistant.answer import Answer
 from assistant.control_chars import neutralize_data
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
+from assistant.wording import HEADINGS
 
 _BOLD, _DIM, _RED, _YELLOW, _GREEN, _CYAN, _RESET = (
     "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[36m", "\x1b[0m")
@@ -136,7 +137,8 @@ def render_text(answer: Answer, color: bool = False) -> str:
                 out.append(top.title_zh)
             out.append(c(_DIM, answer.label("score_line").format(
                 score=f"{top.score:.2f}", confidence=f"{answer.confidence:.2f}",
-                kb=KB_CONFIDENCE_ZH.get(top.confidence, top.confidence) if answer.reader_language == "zh" else top.confidence,
+                kb=answer.label(f"confidence_{top.confidence}") if f"confidence_{top.confidence}" in HEADINGS
+                else top.confidence,
                 mode=answer.mode)))
             if top.evidence:
                 out += ["", c(_BOLD, words("matched") + ":")] + [f"  > {e}" for e in top.evidence]
@@ -179,10 +181,6 @@ def _without_title(diagnosis: str, top) -> str:
         if title and diagnosis.startswith(title) and diagnosis[len(title):].strip(".。 "):
             return diagnosis[len(title):].lstrip(".。 ")
     return diagnosis
-
-
-# an entry's own confidence, as a Chinese answer says it
-KB_CONFIDENCE_ZH = {"high": "高", "medium": "中", "low": "低"}
 
 
 def _step_line(line: str) -> str:

@@ -47,6 +47,8 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "other_candidates": ("Other candidates", "其他候选"),
     "score_line": ("match score {score}, answer confidence {confidence}, KB confidence: {kb}, mode: {mode}",
                    "匹配分 {score}，答案置信度 {confidence}，知识库可信度：{kb}，模式：{mode}"),
+    # an entry's own confidence, as the score line says it
+    "confidence_high": ("high", "高"), "confidence_medium": ("medium", "中"), "confidence_low": ("low", "低"),
     # the words of the "where it arises" line
     "innermost_frame": ("innermost frame in", "最内层调用栈帧在"),
     "named_in_paste": ("(named in your paste) is in", "（你贴的内容里提到的）位于"),

@@ -178,9 +178,10 @@ def test_an_english_reader_of_the_same_lead_gets_english_reasons_and_steps(assis
 
 def test_every_next_step_says_the_same_facts_in_chinese():
     from assistant.kb import stated_facts
-    from assistant.next_steps import ENVIRONMENT_ON, GENERIC, QUIET_LOG, SHOW_A_REQUEST, STEPS
+    from assistant.next_steps import (ENVIRONMENT_ON, GENERIC, PASTE_THE_ERROR, QUIET_LOG, SHOW_A_LOGGED_REQUEST,
+                                      SHOW_A_REQUEST, STEPS)
 
-    for step in (*GENERIC, QUIET_LOG, SHOW_A_REQUEST, *ENVIRONMENT_ON.values(),
+    for step in (*GENERIC, QUIET_LOG, SHOW_A_REQUEST, SHOW_A_LOGGED_REQUEST, PASTE_THE_ERROR, *ENVIRONMENT_ON.values(),
                  *(s for steps in STEPS.values() for s in steps)):
         assert CHINESE_CHAR_RE.search(step.zh), step
         assert stated_facts(step) == stated_facts(step.zh), step
