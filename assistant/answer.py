@@ -40,6 +40,7 @@ FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
 NOT_FROM_KB = "not from the knowledge base"
 SEED_MARK_RE = re.compile(r"\s*\(seeds? \d{3}(?:[,/ ]+\d{3})*\)")
 CAUTION_PREFIX = "! Caution:"   # the risk of a step, printed under its commands
+CAUTION_PREFIX_ZH = "! 注意："
 
 COLLECT_NEXT = [
     "The environment: `python3 -m sglang.check_env` (SGLang, torch, CUDA, flashinfer, GPU, driver).",
@@ -206,12 +207,12 @@ def _distinct_lines(lines) -> list[str]:
 
 
 def format_step(text: str, commands, versions: str | None, show_versions: bool,
-                caveat: str | None = None) -> str:
+                caveat: str | None = None, language: str = "en") -> str:
     label = f"[SGLang {versions}] " if versions and show_versions else ""
     lines = [label + text]
     lines += [f"    $ {c}" for c in commands]
     if caveat:  # the risk belongs next to the command that carries it, not in a footnote
-        lines.append(f"    {CAUTION_PREFIX} {caveat}")
+        lines.append(f"    {CAUTION_PREFIX_ZH}{caveat}" if language == "zh" else f"    {CAUTION_PREFIX} {caveat}")
     return "\n".join(lines)
 
 
@@ -357,9 +358,11 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
                                                 f"这个修复方法有一步用到了 {names}，而 SGLang {version} 没有它；"
                                                 "这一步已略去。"), language))
             continue
-        text = (step.get("text_zh") or step["text"]) if language == "zh" else step["text"]
+        chinese = language == "zh" and bool(step.get("text_zh"))
+        text = step["text_zh"] if chinese else step["text"]
+        caveat = (step.get("caveat_zh") or step.get("caveat")) if chinese else step.get("caveat")
         fix.append(format_step(text, step.get("commands", []), step.get("versions"),
-                               show_versions=ok is None, caveat=step.get("caveat")))
+                               show_versions=ok is None, caveat=caveat, language="zh" if chinese else "en"))
     if language == "zh" and meta.get("cause_zh"):
         diagnosis = f"{meta['title_zh']}。{meta['cause_zh']}"
     else:
@@ -368,19 +371,24 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
         level = meta["confidence"]
         warnings.append(in_language(Sentence(f"This entry's confidence is {level}: the fix is a workaround "
                                              "or comes from an open issue; verify it on your setup.",
-                                             f"这个条目的可信度是 {level}：修复方法是变通办法，或来自尚未关闭的 issue；"
+                                             f"这个条目的可信度是{heading('confidence_' + level, 'zh')}：修复方法是变通办法，或来自尚未关闭的 issue；"
                                              "请在你的环境里验证。"), language))
+    chinese = language == "zh"
     for wrong in meta.get("wrong_advice", []):
+        translated = chinese and wrong.get("claim_zh") and wrong.get("fact_zh")
         # "(seed 001)" names the KB's source document, which the user has never seen
-        claim = SEED_MARK_RE.sub("", wrong["claim"])
-        label = "流传的错误建议" if language == "zh" else "Wrong advice in circulation"
-        warnings.append(f"{label}: {claim} — {wrong['fact']}")
+        claim = SEED_MARK_RE.sub("", wrong["claim_zh"] if translated else wrong["claim"])
+        label = "流传的错误建议：" if chinese else "Wrong advice in circulation: "
+        warnings.append(f"{label}{claim} — {wrong['fact_zh'] if translated else wrong['fact']}")
+    verify = meta.get("verify", [])
+    if chinese and len(meta.get("verify_zh") or ()) == len(verify):
+        verify = meta["verify_zh"]
     warnings += dropped
     citations = [f"kb:{top.unit_id}"] + [s.get("url") or f"seed:{s.get('seed')}" for s in meta.get("sources", [])]
     return Answer(matches=matches, abstained=False, diagnosis=diagnosis, fix=fix, warnings=warnings,
                   citations=citations, detected=env, confidence=retrieval.confidence,
                   similar_issues=similar, primary_error=primary,
-                  next_steps=[f"{heading('verify_step', language)}: {v}" for v in meta.get("verify", [])],
+                  next_steps=[heading("verify_step", language) + v for v in verify],
                   language="zh" if language == "zh" and meta.get("cause_zh") else "en")
 
 

@@ -33,14 +33,14 @@ from typing import NamedTuple
 
 from assistant.commands import FLAG_RE
 from assistant.components import BY_NAME, components_in, conflicts, families, specific
-from assistant.environment import HARDWARE_HINTS, gpu_vendor, named_programs
+from assistant.environment import HARDWARE_HINTS, NOT_SGLANG_NAME, gpu_vendor, named_programs, program_name_zh
 from assistant.exit_signal import signal_agrees, signal_conflict
 from assistant.generic_lines import DISABLE_STEP_RE, SOLUTION_STEP_RE, is_generic, specific_words
 from assistant.gpu_arch import arch_conflict
 from assistant.gpu_memory import holder_agrees, holder_conflict
 from assistant.host_platform import home_platform_entry, platform_conflict
 from assistant.index import Index
-from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in
+from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in, kinds_zh
 from assistant.intent import is_question
 from assistant.model_family import families_in, subject_family, title_subject
 from assistant.origin import relayed
@@ -277,10 +277,14 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     if question:
         reasons.append(Sentence("This reads as a how-to or configuration question, not an error report: "
                                 "no error fix applies.", "这是使用或配置问题，不是错误报告：没有适用的错误修复。"))
-    elif analysis is not None and analysis.other_software and not analysis.mentions_sglang:
+    elif analysis is not None and analysis.from_other_program:
         software, software_zh = _software_names(analysis.other_software[:3])
-        reasons.append(Sentence(f"The paste comes from other software ({software}), not from SGLang.",
-                                f"你贴的内容来自其他软件（{software_zh}），不是 SGLang。"))
+        if software == NOT_SGLANG_NAME:
+            reasons.append(Sentence("You say the paste does not come from SGLang, so an SGLang fix is not its fix.",
+                                    "你说明贴的内容不是来自 SGLang，所以 SGLang 的修复方法不是它的修复方法。"))
+        else:
+            reasons.append(Sentence(f"The paste comes from other software ({software}), not from SGLang.",
+                                    f"你贴的内容来自其他软件（{software_zh}），不是 SGLang。"))
     elif analysis is not None and top.kind == "entry":
         if not strong:
             reasons.append(PART_MATCH_REASON if top.signature > 0 else WORDS_ONLY_CLOSE_REASON)
@@ -342,7 +346,7 @@ def _software_names(names) -> tuple[str, str]:
     programs = list(named_programs(names))
     job = len(programs) < len(names)
     english = programs + (["a training or fine-tuning job"] if job else [])
-    chinese = programs + (["训练或微调任务"] if job else [])
+    chinese = [program_name_zh(name) for name in programs] + (["训练或微调任务"] if job else [])
     return ", ".join(english), "、".join(chinese)
 
 
@@ -540,6 +544,13 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
                                     f"{_short(unexplained)}, which this entry does not explain.",
                                     f"它只匹配到一行很多故障都会打印的通用报错；你的日志接着说的是 {_short(unexplained)}，"
                                     "这个条目解释不了。"))
+        warning = _warnings_only(top, analysis) if top.signature >= SIGNATURE_OK else None
+        failure = _failure_told(top, analysis) if warning else None
+        if warning and failure:
+            reasons.append(Sentence(f"It matched only a warning your run printed and went on from ({_short(warning)}); "
+                                    f"it then failed with {_short(failure)}, which this entry does not explain.",
+                                    f"它只匹配到一条警告（{_short(warning)}），程序打印后继续运行；之后出错的是 "
+                                    f"{_short(failure)}，这个条目解释不了。"))
         frames_only = _frames_only(top, analysis)
         if frames_only:
             reasons.append(Sentence(f"It matched only a traceback frame or its source line ({_short(frames_only)}), "
@@ -669,7 +680,7 @@ def _kind_conflict(top, analysis: Analysis) -> str | None:
     if not kind_conflict(theirs, ours):
         return None
     return Sentence(f"You report {_names(theirs)}; this entry is about {_names(ours)}, a different kind of failure.",
-                    f"你报告的是 {_names(theirs)}；这个条目讲的是 {_names(ours)}，是另一类故障。")
+                    f"你报告的是{kinds_zh(theirs)}；这个条目讲的是{kinds_zh(ours)}，是另一类故障。")
 
 
 # features a launch command turns on by a flag: an entry whose title is about one does not
@@ -1097,8 +1108,41 @@ def _explains_root_specifically(top, analysis: Analysis) -> bool:
         # the root says only that something failed; a specific line says what. A traceback
         # frame says where, not what: it counts only when the entry matched the root error too
         # (an OOM passing through the LM head is not the LM-head crash an entry is about)
-        return _frames_only(top, analysis) is None
+        return _frames_only(top, analysis) is None and _warnings_only(top, analysis) is None
     return _matches_root(specific_matched, root, analysis)
+
+
+# a logger's warning, which a run prints and goes on (`[2025-12-29 07:57:09] WARNING server_args.py:1838:
+# ...`, `W1030 07:53:11.382602 ...`, `WARNING 07-13 10:41:52 [...]`)
+WARNING_LINE_RE = re.compile(r"^(?:\[[^\]]{0,60}\]\s*)?(?:WARN(?:ING)?\b|W\d{4} \d\d:)"
+                             r"|^[^\n]{0,60}?(?:\]\s*|\s)WARN(?:ING)?(?:\s|:|\])")
+
+
+def _warnings_only(top, analysis: Analysis) -> str | None:
+    """The warning that is the entry's only specific evidence in a paste that failed with an error
+    the entry did not match: a run that warned and went on failed of something else (the warning
+    every DeepEP normal-mode launch prints is not why it died with `invalid configuration argument`)."""
+    specific_matched = [m for m in top.evidence if not is_generic(m)]
+    if not specific_matched or not all(WARNING_LINE_RE.search(m) for m in specific_matched):
+        return None
+    failure = _failure_told(top, analysis)
+    return specific_matched[0] if failure else None
+
+
+# an error the user quotes in their own words: `[Bug] "invalid configuration argument" during ...`
+QUOTED_ERROR_RE = re.compile(r"[\"“`']([A-Za-z][^\"”`'\n]{12,120})[\"”`']")
+
+
+def _failure_told(top, analysis: Analysis) -> str | None:
+    """The error the run failed with, when the entry did not match it: the log's root error, or
+    with none in the log, an error the user quotes in their words that the entry's lines do not say."""
+    root = root_error(analysis)
+    if root is not None:
+        return None if _matches_root(set(top.evidence), root, analysis) else root.text
+    for quoted in QUOTED_ERROR_RE.findall(analysis.question or ""):
+        if len(quoted.split()) >= 2 and _line_coverage(top.meta, mask(quoted)) < ROOT_COVERAGE_OK:
+            return quoted
+    return None
 
 
 def _is_frame(line: str, analysis: Analysis) -> bool:

@@ -26,12 +26,15 @@ def render_entry(entry: Entry, language: str = "en") -> str:
     lines.append(f"{label['Steps']}:")
     for number, step in enumerate(entry.fix, 1):
         text = format_step(pick(step.text, step.text_zh), step.commands, step.versions, show_versions=True,
-                           caveat=step.caveat)
+                           caveat=pick(step.caveat, step.caveat_zh) if step.caveat else None,
+                           language="zh" if zh and step.text_zh else "en")
         lines += [f"  {number}. " + text.replace("\n", "\n     ")]
     if entry.verify:
-        lines += ["", f"{label['Verify']}:"] + [f"  - {line}" for line in entry.verify]
+        verify = entry.verify_zh if zh and len(entry.verify_zh) == len(entry.verify) else entry.verify
+        lines += ["", f"{label['Verify']}:"] + [f"  - {line}" for line in verify]
     if entry.wrong_advice:
-        lines += ["", f"{label['Do not']}:"] + [f"  - {advice.claim} -> {advice.fact}" for advice in entry.wrong_advice]
+        lines += ["", f"{label['Do not']}:"] + [f"  - {pick(advice.claim, advice.claim_zh)} -> {pick(advice.fact, advice.fact_zh)}"
+                                                for advice in entry.wrong_advice]
     if entry.signatures:
         lines += ["", f"{label['Error lines it is about']}:"] + [f"  {line}" for line in entry.signatures[:6]]
     scope = [part for part in (

@@ -77,6 +77,11 @@ OTHER_SOFTWARE_RE = re.compile(
 ACTIVITY_WORD_RE = re.compile(ACTIVITY_WORDS, re.I)
 
 
+def program_name_zh(name: str) -> str:
+    """A program's name as a Chinese reader is shown it."""
+    return "你说明不是 SGLang 的程序" if name == NOT_SGLANG_NAME else name
+
+
 def named_programs(other_software) -> tuple[str, ...]:
     """The other programs among what `OTHER_SOFTWARE_RE` found, without its activity words."""
     return tuple(name for name in other_software if not ACTIVITY_WORD_RE.search(name))
@@ -84,6 +89,16 @@ def named_programs(other_software) -> tuple[str, ...]:
 
 # "没有用 sglang" / "not using sglang": a mention that says the paste is NOT from SGLang
 NEGATED_SGLANG_RE = re.compile(r"(?:没有用|没用|不是|并非|没有使用|not using|not|without|no|isn't|wasn't)\s*(?:the\s+)?sglang", re.I)
+# the user saying outright that SGLang is not what ran: "(not SGLang)", "no SGLang involved", "没有用 sglang"
+NOT_SGLANG_RE = re.compile(r"\((?:not|no)\s+SGLang\b|\bno\s+SGLang\s+(?:involved|at all|here)\b|"
+                           r"\bwithout\s+(?:using\s+)?SGLang\b|\bnot\s+using\s+SGLang\b|\bnothing to do with SGLang\b|"
+                           r"\b(?:is\s+not|isn'?t|was\s+not|wasn'?t)\s+(?:from|in|printed by|raised by)\s+SGLang\b|"
+                           r"\bnot\s+(?:from|printed by|raised by)\s+SGLang\b|"
+                           # "not SGLang's problem" blames something else in an SGLang run: not this
+                           r"没有?(?:使)?用\s*sglang|不是\s*sglang\s*(?:的(?!问题|bug|锅|原因|错)|报的|打印的|产生的)|"
+                           r"[和与跟]\s*sglang\s*无关", re.I)
+# how a reader names such a program (it is the name other_software keeps)
+NOT_SGLANG_NAME = "a program you say is not SGLang"
 USER_NAME_RE = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*|\b(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]\b")
 # `sgl.Runtime(`, `sgl.gen(`: the frontend API, imported as `import sglang as sgl`
 SGLANG_HINT_RE = re.compile(r"sglang|sgl[_-]kernel|\bsgl\.[A-Za-z_]|launch_server|/srt/|\bSGLANG_|\bSGL_|\[TP\d+|\bTP\d+\]|"
@@ -295,6 +310,8 @@ class EnvironmentReader:
         if len(self.other_software) < 8 and possible & _OTHER:
             for m in OTHER_SOFTWARE_RE.finditer(line):
                 self.other_software[m.group(0).lower()] = 1
+        if "sglang" in low and len(self.other_software) < 8 and NOT_SGLANG_RE.search(line):
+            self.other_software[NOT_SGLANG_NAME] = 1
         if "ServerArgs(" in line and self.server_args is None:
             self.server_args = line[line.index("ServerArgs("):][:20000]
 

@@ -84,6 +84,16 @@ def entry_kinds(meta: dict) -> frozenset[str]:
     return _entry_kinds(meta.get("title", ""), lines)
 
 
+# each kind as a Chinese reader is told it
+KIND_ZH = {"out of memory": "显存不足", "illegal memory access": "非法内存访问", "hang": "卡住", "wrong output": "输出错误",
+           "slow": "变慢", "crash": "崩溃"}
+
+
+def kinds_zh(kinds) -> str:
+    """The kinds, in Chinese, for a reason shown to a Chinese reader."""
+    return "、".join(KIND_ZH.get(kind, kind) for kind in sorted(kinds))
+
+
 def kind_conflict(paste: frozenset[str], entry: frozenset[str]) -> bool:
     """Both sides name a kind of failure, and no kind is shared. A crash is the vaguest kind:
     named alone it agrees with the kinds a crash is told as (`CRASH_LIKE`); next to another kind,

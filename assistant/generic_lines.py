@@ -44,6 +44,7 @@ GENERIC_RE = re.compile(
     r"System call \(e\.g\. socket, malloc\) or external library call failed or device error\.?|"
     r"It can be also caused by unexpected exit of a remote peer.*|"
     r"Error building extension|ninja: build stopped: subcommand failed\.?|CalledProcessError|"
+    r"collect2: error: ld returned 1 exit status|"
     r"Scheduler hit an exception|(?:Scheduler or DataParallelController|DataParallelController|Scheduler)(?= \d| terminated)|terminated with -?\d+|Received sigquit from a child process?\.?|"
     r"It usually means (?:the|one) child failed\.?|SIGQUIT received\.?(?: signum=\w+, frame=\w+\.?)?|^Message:|Child process unexpectedly failed|Killed|SIGKILL|"
     r"Health check failed|(?:Connection|Read|Request) (?:refused|reset|timed out|closed)(?: by peer)?|"

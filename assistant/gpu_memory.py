@@ -27,6 +27,8 @@ THIS_PROCESS, OTHER_PROCESSES = "this-process", "other-processes"
 MEMORY_HOLDERS = (THIS_PROCESS, OTHER_PROCESSES)
 # this process holding this share of the used memory filled the GPU itself
 OWN_SHARE = 0.8
+# ... or this share, when every other process on it holds no more than a CUDA context
+CONTEXTS_BESIDE_SHARE = 0.5
 
 _UNITS = {"bytes": 1 / 2**30, "B": 1 / 2**30, "KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0, "TiB": 2.0**10}
 _SIZE = r"(\d+(?:\.\d+)?) ?(bytes|B|KiB|MiB|GiB|TiB)"
@@ -97,11 +99,15 @@ class GpuMemory:
         used = self.capacity - self.free
         if self.this_process is not None:
             own = self.this_process
-        elif len(self.others) == 1:   # in a container torch lists its own process as a PID
-            own = self.others[0][1]
+        elif self.others:   # in a container torch lists its own process as a PID: the largest
+            own = max(gib for _, gib in self.others)
         else:
             return None
-        return THIS_PROCESS if used > 0 and own >= OWN_SHARE * used else None
+        if used <= 0:
+            return None
+        # no other process holds a job's share (checked above): the rest are CUDA contexts, such as
+        # the ones the job's other tensor-parallel ranks open on GPU 0, so this process filled it
+        return THIS_PROCESS if own >= OWN_SHARE * used or (self.others and own >= CONTEXTS_BESIDE_SHARE * used) else None
 
     def reading(self, language: str = "en") -> str:
         """The numbers and what they rule in, in one or two sentences, in the reader's language."""

@@ -43,12 +43,15 @@ class FixStep:
     versions: str | None = None  # PEP 440 specifier over SGLang versions, e.g. ">=0.5.9"
     caveat: str | None = None  # the risk of running this step, shown right under it in answers
     text_zh: str | None = None  # the step in Chinese, for a user who writes Chinese (commands stay)
+    caveat_zh: str | None = None  # the caveat in Chinese
 
 
 @dataclass(frozen=True)
 class WrongAdvice:
     claim: str
     fact: str
+    claim_zh: str = ""   # both in Chinese, for a user who writes Chinese (`wrong_advice_zh`)
+    fact_zh: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ class Entry:
     # the NVIDIA GPU generations the entry is about (`sm_120`): a paste on others is outside it
     # (assistant.gpu_arch)
     gpu_arch: tuple[str, ...] = ()
+    verify_zh: tuple[str, ...] = ()   # each `verify` line in Chinese, in the same order
 
     @property
     def source_labels(self) -> list[str]:
@@ -115,10 +119,11 @@ class Entry:
     def from_dict(cls, d: dict) -> Entry:
         d = dict(d)
         d["fix"] = tuple(FixStep(s["text"], tuple(s.get("commands") or ()), s.get("versions"),
-                                 s.get("caveat"), s.get("text_zh")) for s in d["fix"])
+                                 s.get("caveat"), s.get("text_zh"), s.get("caveat_zh")) for s in d["fix"])
         d["wrong_advice"] = tuple(WrongAdvice(**w) for w in d["wrong_advice"])
         d["sources"] = tuple(Source(**s) for s in d["sources"])
-        for key in ("signatures", "symptoms", "keywords", "hardware", "verify", "components", "os", "gpu_arch"):
+        for key in ("signatures", "symptoms", "keywords", "hardware", "verify", "components", "os", "gpu_arch",
+                    "verify_zh"):
             d[key] = tuple(d.get(key) or ())
         return cls(**d)
 
@@ -162,37 +167,52 @@ def _fix_steps(value) -> tuple[FixStep, ...]:
         if isinstance(item, str):
             steps.append(FixStep(item.strip()))
         elif isinstance(item, dict) and isinstance(item.get("text"), str):
-            unknown = set(item) - {"text", "commands", "versions", "caveat", "text_zh"}
+            unknown = set(item) - {"text", "commands", "versions", "caveat", "text_zh", "caveat_zh"}
             if unknown:
                 raise EntryError(f"fix step has unknown keys {sorted(unknown)}")
             caveat = item.get("caveat")
             if caveat is not None and not (isinstance(caveat, str) and caveat.strip()):
                 raise EntryError("a fix step's 'caveat' must be a non-empty string (the risk of the step)")
             versions = item.get("versions")
-            text_zh = item.get("text_zh")
-            if text_zh is not None and not (isinstance(text_zh, str) and text_zh.strip()):
-                raise EntryError("a fix step's 'text_zh' must be a non-empty string")
+            text_zh, caveat_zh = item.get("text_zh"), item.get("caveat_zh")
+            for key, value in (("text_zh", text_zh), ("caveat_zh", caveat_zh)):
+                if value is not None and not (isinstance(value, str) and value.strip()):
+                    raise EntryError(f"a fix step's '{key}' must be a non-empty string")
+            if caveat_zh and not caveat:
+                raise EntryError("a fix step has 'caveat_zh' but no 'caveat'")
             steps.append(FixStep(item["text"].strip(), _str_list(item.get("commands"), "commands"),
                                  str(versions).strip() if versions else None,
                                  " ".join(caveat.split()) if caveat else None,
-                                 join_chinese(text_zh) if text_zh else None))
+                                 join_chinese(text_zh) if text_zh else None,
+                                 join_chinese(caveat_zh) if caveat_zh else None))
         else:
             raise EntryError("each fix step is a string or a mapping with 'text'")
     return tuple(steps)
 
 
-def _wrong_advice(value) -> tuple[WrongAdvice, ...]:
+def _claim_pairs(value, key: str) -> list[tuple[str, str]]:
     if value is None:
-        return ()
+        return []
     if not isinstance(value, list):
-        raise EntryError("'wrong_advice' must be a list of {claim, fact}")
+        raise EntryError(f"'{key}' must be a list of {{claim, fact}}")
     out = []
     for item in value:
         if not (isinstance(item, dict) and isinstance(item.get("claim"), str)
                 and isinstance(item.get("fact"), str)):
-            raise EntryError("each wrong_advice item needs 'claim' and 'fact' strings")
-        out.append(WrongAdvice(item["claim"].strip(), item["fact"].strip()))
-    return tuple(out)
+            raise EntryError(f"each {key} item needs 'claim' and 'fact' strings")
+        out.append((item["claim"].strip(), item["fact"].strip()))
+    return out
+
+
+def _wrong_advice(value, chinese=None) -> tuple[WrongAdvice, ...]:
+    """The wrong advice, each with its Chinese from the parallel `wrong_advice_zh` list."""
+    english = _claim_pairs(value, "wrong_advice")
+    translated = _claim_pairs(chinese, "wrong_advice_zh")
+    if translated and len(translated) != len(english):
+        raise EntryError(f"'wrong_advice_zh' has {len(translated)} items; 'wrong_advice' has {len(english)}")
+    translated = translated or [("", "")] * len(english)
+    return tuple(WrongAdvice(claim, fact, join_chinese(claim_zh), join_chinese(fact_zh))
+                 for (claim, fact), (claim_zh, fact_zh) in zip(english, translated))
 
 
 def _sources(value) -> tuple[Source, ...]:
@@ -244,7 +264,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
              "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal", "raised_in", "phase",
-             "caller_needs_other_release", "gpu_arch"}
+             "caller_needs_other_release", "gpu_arch", "verify_zh", "wrong_advice_zh"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -311,6 +331,10 @@ def parse_entry(text: str, path: str = "") -> Entry:
         if step.versions:
             _version_spec(step.versions, "fix step versions")
     fixed = versions.get("fixed")
+    verify = _str_list(meta.get("verify"), "verify")
+    verify_zh = tuple(join_chinese(line) for line in _str_list(meta.get("verify_zh"), "verify_zh"))
+    if verify_zh and len(verify_zh) != len(verify):
+        raise EntryError(f"'verify_zh' has {len(verify_zh)} items; 'verify' has {len(verify)}")
     return Entry(
         id=entry_id,
         title=str(meta["title"]).strip(),
@@ -325,8 +349,9 @@ def parse_entry(text: str, path: str = "") -> Entry:
         confidence=meta["confidence"],
         cause=" ".join(str(meta["cause"]).split()),
         fix=fix,
-        verify=_str_list(meta.get("verify"), "verify"),
-        wrong_advice=_wrong_advice(meta.get("wrong_advice")),
+        verify=verify,
+        verify_zh=verify_zh,
+        wrong_advice=_wrong_advice(meta.get("wrong_advice"), meta.get("wrong_advice_zh")),
         sources=_sources(meta["sources"]),
         notes=match.group(2).strip(),
         path=path,
@@ -420,7 +445,12 @@ def translation_mismatches(entry: Entry) -> list[str]:
     """A Chinese text that drops or changes a fact of its English text (a code span, a flag, an
     env var, a version, a URL), or is not Chinese: translations may reword, never re-state facts."""
     pairs = [("cause_zh", entry.cause, entry.cause_zh)] + [
-        (f"fix step {i} text_zh", step.text, step.text_zh) for i, step in enumerate(entry.fix, 1)]
+        (f"fix step {i} text_zh", step.text, step.text_zh) for i, step in enumerate(entry.fix, 1)] + [
+        (f"fix step {i} caveat_zh", step.caveat, step.caveat_zh) for i, step in enumerate(entry.fix, 1) if step.caveat] + [
+        (f"verify_zh {i}", english, chinese) for i, (english, chinese) in enumerate(zip(entry.verify, entry.verify_zh), 1)]
+    for i, advice in enumerate(entry.wrong_advice, 1):
+        pairs += [(f"wrong_advice_zh {i} claim", advice.claim, advice.claim_zh),
+                  (f"wrong_advice_zh {i} fact", advice.fact, advice.fact_zh)]
     problems = []
     for where, english, chinese in pairs:
         if not chinese:

@@ -30,6 +30,9 @@ SAID_STARTUP_RE = re.compile(
     r"\b(?:while|during|when|halfway through|in the middle of|before it finishe[sd]) (?:the )?(?:model )?"
     r"(?:loading|load(?:ing)? (?:the )?(?:model|weights?|checkpoint))|\bat (?:start-?up|launch)\b|"
     r"\b(?:during|at) (?:server )?start-?up\b|"
+    # "before the checkpoint is really loaded, while creating the FP8 weights"
+    r"\bbefore (?:the )?(?:model|weights?|checkpoint) (?:is |are |has |have )?(?:\w+ )?(?:been )?loaded\b|"
+    r"\bwhile (?:creating|allocating|initiali[sz]ing) (?:the )?(?:\w+ )?(?:weights|model|KV cache)\b|"
     r"加载(?:模型|权重)?(?:到一半|时|过程中|的时候)|启动(?:时|的时候|过程中)", re.I)
 SAID_SERVING_RE = re.compile(
     r"\bafter (?:running|serving|working) (?:fine )?for\b|\bunder (?:heavy |high )?load\b|\bat peak load\b|"

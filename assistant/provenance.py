@@ -69,7 +69,7 @@ def _origin(analysis: Analysis) -> Origin | None:
         origin = match_origin(lines, analysis.environment.sglang_version)
     except (OSError, ValueError):
         return None   # no registry built (a stripped install): the answer stands without it
-    if (origin is not None and origin.is_sglang and not analysis.mentions_sglang and not analysis.sglang_frames
+    if (origin is not None and origin.is_sglang and analysis.from_other_program and not analysis.sglang_frames
             and named_programs(analysis.other_software)):
         # another program's paste (vLLM prints many of SGLang's messages word for word): the same
         # text in SGLang's source is not where this user's error came from

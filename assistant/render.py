@@ -14,6 +14,13 @@ _BOLD, _DIM, _RED, _YELLOW, _GREEN, _CYAN, _RESET = (
     "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[36m", "\x1b[0m")
 
 
+
+def _colon(answer, heading: str, space: bool = False) -> str:
+    """A heading with the colon of the reader's language (Chinese uses the full-width one)."""
+    if answer.reader_language == "zh":
+        return heading + "："
+    return heading + (": " if space else ":")
+
 def _detected_line(answer: Answer) -> str:
     env = answer.detected
     parts = []
@@ -56,7 +63,7 @@ def provenance_lines(answer: Answer, c) -> list[str]:
     out: list[str] = []
 
     def h(key: str) -> str:
-        return c(_BOLD, answer.label(key) + ": ")
+        return c(_BOLD, _colon(answer, answer.label(key), space=True))
 
     if answer.origin is not None:
         first, *rest = origin_lines(answer.origin, answer.reader_language)
@@ -84,26 +91,26 @@ def _not_confirmed_lines(answer: Answer, detected: str, c) -> list[str]:
     out = [answer.diagnosis]
     if answer.reasons:
         title = answer.reasons_title
-        out += ["", c(_BOLD, title + ":")] + [f"  - {r}" for r in answer.reasons]
+        out += ["", c(_BOLD, _colon(answer, title))] + [f"  - {r}" for r in answer.reasons]
     if answer.confirm_if:
-        out += ["", c(_BOLD, words("confirm_if") + ":")] + [f"  > {line}" for line in answer.confirm_if]
+        out += ["", c(_BOLD, _colon(answer, words("confirm_if")))] + [f"  > {line}" for line in answer.confirm_if]
     if answer.primary_error:
-        out += ["", c(_BOLD, words("root_error") + ":"), f"  {answer.primary_error}"]
+        out += ["", c(_BOLD, _colon(answer, words("root_error"))), f"  {answer.primary_error}"]
     where = where_line(answer)
     if where:
-        out += ["", c(_BOLD, words("where_arises") + ": ") + where]
+        out += ["", c(_BOLD, _colon(answer, words("where_arises"), space=True)) + where]
     if known:   # the emitting site and the release facts, beside where it arises
         out += [""] + known
     if detected:
-        out += ["", c(_BOLD, words("detected") + ": ") + detected]
+        out += ["", c(_BOLD, _colon(answer, words("detected"), space=True)) + detected]
     if answer.explanation:
-        out += ["", c(_BOLD, words("model_reading") + ":"),
+        out += ["", c(_BOLD, _colon(answer, words("model_reading"))),
                 f"  {answer.explanation}"]
     if answer.flags:
-        out += ["", c(_BOLD, flags_heading(answer) + ":")]
+        out += ["", c(_BOLD, _colon(answer, flags_heading(answer)))]
         out += [f"  - {f.line(answer.detected.sglang_version)}" for f in answer.flags]
     if answer.next_steps:
-        out += ["", c(_BOLD, words("collect_next") + ":")] + [f"  - {s}" for s in answer.next_steps]
+        out += ["", c(_BOLD, _colon(answer, words("collect_next")))] + [f"  - {s}" for s in answer.next_steps]
     return out
 
 
@@ -139,34 +146,34 @@ def render_text(answer: Answer, color: bool = False) -> str:
                 score=f"{top.score:.2f}", confidence=f"{answer.confidence:.2f}",
                 kb=answer.label(f"confidence_{top.confidence}") if f"confidence_{top.confidence}" in HEADINGS
                 else top.confidence,
-                mode=answer.mode)))
+                mode=answer.label(f"mode_{answer.mode}") if f"mode_{answer.mode}" in HEADINGS else answer.mode)))
             if top.evidence:
-                out += ["", c(_BOLD, words("matched") + ":")] + [f"  > {e}" for e in top.evidence]
+                out += ["", c(_BOLD, _colon(answer, words("matched")))] + [f"  > {e}" for e in top.evidence]
         if detected:
-            out += ["", c(_BOLD, words("detected") + ": ") + detected]
-        out += ["", c(_BOLD, words("what_went_wrong") + ":"), f"  {_without_title(answer.diagnosis, top)}"]
+            out += ["", c(_BOLD, _colon(answer, words("detected"), space=True)) + detected]
+        out += ["", c(_BOLD, _colon(answer, words("what_went_wrong"))), f"  {_without_title(answer.diagnosis, top)}"]
         known = provenance_lines(answer, c)
         if known:
             out += [""] + known
         if answer.fix:
-            out += ["", c(_BOLD, words("fix") + ":")]
+            out += ["", c(_BOLD, _colon(answer, words("fix")))]
             for i, step in enumerate(answer.fix, 1):
                 first, *rest = step.split("\n")
                 out.append(f"  {i}. {first}")
                 out += [c(_CYAN, _step_line(line)) for line in rest]
         if answer.next_steps:
-            out += ["", c(_BOLD, words("verify_next") + ":")] + [f"  - {s}" for s in answer.next_steps]
+            out += ["", c(_BOLD, _colon(answer, words("verify_next")))] + [f"  - {s}" for s in answer.next_steps]
     if answer.warnings:
-        out += ["", c(_RED + _BOLD, words("warnings") + ":")] + [f"  ! {w}" for w in answer.warnings]
+        out += ["", c(_RED + _BOLD, _colon(answer, words("warnings")))] + [f"  ! {w}" for w in answer.warnings]
     if answer.changes:
-        out += ["", c(_BOLD, words("checked") + ":")] + [f"  * {ch}" for ch in answer.changes]
+        out += ["", c(_BOLD, _colon(answer, words("checked")))] + [f"  * {ch}" for ch in answer.changes]
     if answer.citations:
-        out += ["", c(_BOLD, words("sources") + ":")] + [f"  - {s}" for s in citation_labels(answer)]
+        out += ["", c(_BOLD, _colon(answer, words("sources")))] + [f"  - {s}" for s in citation_labels(answer)]
     others = answer.matches[1:] if not answer.abstained else []
     if others:
-        out += ["", c(_DIM, words("other_candidates") + ": " + "; ".join(f"{m.id} ({m.score:.2f})" for m in others))]
+        out += ["", c(_DIM, _colon(answer, words("other_candidates"), space=True) + "; ".join(f"{m.id} ({m.score:.2f})" for m in others))]
     if answer.similar_issues:
-        out += ["", c(_BOLD, words("similar") + ":")]
+        out += ["", c(_BOLD, _colon(answer, words("similar")))]
         for m in answer.similar_issues:
             meta = m.meta
             labels = ",".join(meta.get("labels", [])[:4])

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from assistant.commands import SGLANG_MARKER_RE
-from assistant.environment import ACTIVITY_WORD_RE, Environment, EnvironmentReader, named_programs
+from assistant.environment import ACTIVITY_WORD_RE, NOT_SGLANG_NAME, Environment, EnvironmentReader, named_programs
 from assistant.generic_lines import SOLUTION_STEP
 from assistant.log_encoding import CARRIED, EXCEPTION_NAME, decoded, plain_text
 from assistant.log_prefix import PREFIX_RE
@@ -48,6 +48,8 @@ FATAL_RE = re.compile(
     r"undefined symbol|[Ff]ailed to|failed\b|Health check failed|is not alive|Connection refused|"
     r"Connection closed|Address already in use|[Aa]ssertion|illegal memory access|"
     r"no kernel image|not enough memory|Not enough memory|Please install|"
+    # the linker's own reason, above the `collect2: error: ld returned 1 exit status` every link failure ends with
+    r"\bld(?:\.\w+)?: cannot find\b|undefined reference to|"
     r"hipError|HSA_STATUS_ERROR|Memory access fault by GPU|musa failed|mtshmem|No Device found|Bootstrap:|is not divisible|"
     r"not aligned|is deprecated|could be dead|might be dead|is longer than|exceeds|"
     # SGLang's grammar backends log a constraint they cannot compile with the exception's repr
@@ -132,6 +134,11 @@ class ErrorLine:
     survived: bool = False
 
 
+# a line SGLang's own run prints: its module paths, its launcher, its rank prefixes, its kernels
+SGLANG_LOG_RE = re.compile(r"sglang[./\\]|launch_server|\[TP\d+|\bTP\d+\]|sgl[_-]kernel|/srt/|Scheduler hit an exception",
+                           re.I)
+
+
 @dataclass(frozen=True)
 class Analysis:
     errors: tuple[ErrorLine, ...]   # the error that matters first
@@ -164,6 +171,19 @@ class Analysis:
     # line numbers of "During handling of the above exception" / "The above exception was the direct
     # cause": an exception after one was raised while handling (or from) the one before it
     chain_lines: tuple[int, ...] = ()
+
+    @property
+    def from_other_program(self) -> bool:
+        """The paste is another program's: it names one and nothing in it is SGLang's, or the user
+        says SGLang is not what ran and no SGLang frame or log line shows (their own words may still
+        name SGLang: "not from SGLang", "SGLang runs on the same machine")."""
+        if not self.other_software:
+            return False
+        if not self.mentions_sglang:
+            return True
+        prose = set(self.prose_lines)
+        return (NOT_SGLANG_NAME in self.other_software and not self.sglang_frames
+                and not any(SGLANG_LOG_RE.search(line) for line in self.masked_lines[:2000] if line not in prose))
 
     def innermost(self, count: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The failing traceback's `count` innermost distinct files and functions, innermost last.

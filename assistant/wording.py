@@ -39,7 +39,7 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "fix": ("Fix", "修复步骤"),
     "verify": ("Verify", "验证"),
     "verify_next": ("Verify / next", "验证 / 下一步"),
-    "verify_step": ("Verify", "验证"),   # the prefix of an entry's verify line among the next steps
+    "verify_step": ("Verify: ", "验证："),   # the prefix of an entry's verify line among the next steps
     "warnings": ("Warnings", "注意"),
     "checked": ("Checked before display", "显示前已核对"),
     "sources": ("Sources", "来源"),
@@ -49,6 +49,10 @@ HEADINGS: dict[str, tuple[str, str]] = {
                    "匹配分 {score}，答案置信度 {confidence}，知识库可信度：{kb}，模式：{mode}"),
     # an entry's own confidence, as the score line says it
     "confidence_high": ("high", "高"), "confidence_medium": ("medium", "中"), "confidence_low": ("low", "低"),
+    "confidence_medium-high": ("medium-high", "中高"), "confidence_low-medium": ("low-medium", "中低"),
+    "confidence_medium-low": ("medium-low", "中低"),
+    # how the answer was written, as the score line says it
+    "mode_extractive": ("extractive", "知识库原文"), "mode_llm": ("llm", "模型撰写（已核对）"),
     # the words of the "where it arises" line
     "innermost_frame": ("innermost frame in", "最内层调用栈帧在"),
     "named_in_paste": ("(named in your paste) is in", "（你贴的内容里提到的）位于"),

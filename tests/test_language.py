@@ -77,6 +77,13 @@ def test_every_shipped_entry_gives_a_chinese_reader_its_cause_and_every_step_in_
     untranslated = [f"{e.id} step {n}" for e in entries for n, step in enumerate(e.fix, 1) if not step.text_zh]
     assert not untranslated, untranslated[:5]
     assert all(e.title_zh and e.cause_zh for e in entries)
+    # how to tell it worked and what not to do, too (a KB check keeps their facts identical)
+    unverified = [e.id for e in entries if len(e.verify_zh) != len(e.verify)]
+    assert not unverified, unverified[:5]
+    wrong = [e.id for e in entries if any(not (w.claim_zh and w.fact_zh) for w in e.wrong_advice)]
+    assert not wrong, wrong[:5]
+    risks = [f"{e.id} step {n}" for e in entries for n, step in enumerate(e.fix, 1) if step.caveat and not step.caveat_zh]
+    assert not risks, risks[:5]
 
 
 def test_the_language_setting_is_checked_on_the_command_line(kb_dir):
@@ -143,7 +150,7 @@ def test_a_chinese_how_to_question_is_answered_as_a_question_in_chinese(assistan
 def test_a_chinese_fix_has_chinese_section_names(assistant):
     answer = assistant.answer("启动的时候报错了，端口好像被占用了，怎么办？\n" + ERROR)
     assert answer.outcome == "fix" and answer.reader_language == "zh"
-    assert "修复步骤:" in answer.text and "\nFix:" not in answer.text
+    assert "修复步骤：" in answer.text and "\nFix:" not in answer.text
 
 
 LEAD_TRACE = ('Traceback (most recent call last):\n'
@@ -287,7 +294,7 @@ def test_a_chinese_reader_is_warned_about_their_own_flags_in_chinese(assistant):
     assert "0.4.1-0.5.4" in warned[0] and "--ep-size N" in warned[0]
     assert any(w.startswith("Your launch command uses --enable-ep-moe, which SGLang 0.5.6 does not accept")
                for w in english.warnings)
-    assert any(step.startswith("验证: ") for step in chinese.next_steps)
+    assert any(step.startswith("验证：") for step in chinese.next_steps)
 
 
 def test_a_chinese_lead_describes_the_symptom_in_chinese_when_the_entry_has_it(assistant):

@@ -148,7 +148,7 @@ def answer_markdown(answer: Answer) -> str:
     if answer.warnings:
         out += ["", f"**{words('warnings')}**", ""] + [f"- ⚠ {w}" for w in answer.warnings]
     if answer.next_steps:
-        steps = [s.removeprefix(answer.label("verify_step") + ": ") for s in answer.next_steps]
+        steps = [s.removeprefix(answer.label("verify_step")) for s in answer.next_steps]
         out += ["", f"**{words('verify')}**", ""] + [f"- {s}" for s in steps]
     if answer.changes:
         out += ["", f"**{words('checked')}**", ""] + [f"- {c}" for c in answer.changes]

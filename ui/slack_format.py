@@ -236,7 +236,7 @@ def answer_sections(answer: Answer) -> list[str]:
                         + "\n".join("• " + md_to_mrkdwn(f.line(version)) for f in answer.flags))
     if answer.next_steps:
         title = f"*{words('collect_next' if answer.abstained else 'verify')}*"
-        steps = [s.removeprefix(answer.label("verify_step") + ": ") for s in answer.next_steps]
+        steps = [s.removeprefix(answer.label("verify_step")) for s in answer.next_steps]
         sections.append(title + "\n" + "\n".join("• " + md_to_mrkdwn(s) for s in steps))
     if answer.warnings:
         sections.append(f"*{words('warnings')}*\n" + "\n".join(":warning: " + md_to_mrkdwn(w) for w in answer.warnings))
