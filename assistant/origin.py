@@ -906,6 +906,14 @@ def match_origin(
             best_on_line[hit[1]] = max(best_on_line.get(hit[1], on_line(hit)), on_line(hit))
         chosen = [hit for hit in hits if on_line(hit) == best_on_line[hit[1]]]
         best = max(chosen, key=lambda hit: _score(registry, hit, paste, version))
-        same_text = sum(1 for hit in hits if hit[2] == best[2] and hit[0] != best[0] and hit[1] == best[1])
+        # when the traceback names the file and function, it has told which of the places it is
+        def framed(hit: tuple[int, int, int]) -> bool:
+            row = registry.row(hit[0])
+            function = registry.functions[row[registry.col["function"]]].rsplit(".", 1)[-1]
+            return (registry.paths[row[registry.col["path"]]], function) in paste.frame_functions
+
+        told = framed(best)
+        same_text = sum(1 for hit in hits if hit[2] == best[2] and hit[0] != best[0] and hit[1] == best[1]
+                        and not (told and not framed(hit)))
         return registry.origin(best[0], lines[best[1]].strip(), version, same_text)
     return _bare_assert_origin(registry, paste, version) or foreign_origin(lines)
