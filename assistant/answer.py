@@ -26,7 +26,7 @@ from assistant.wording import Sentence, heading, in_language
 from assistant.origin import Origin
 from assistant.symbols import SymbolHistory
 from assistant.upgrade import ReleaseChange, release_change
-from assistant.release_range import dated_environment, release_range
+from assistant.release_range import dated_environment, message_range, release_range
 from assistant.provenance import (dependency_json, dependency_sentence, is_dependency_entry,
                                   origin_json, paste_dependency, paste_origin, paste_symbol,
                                   symbol_json)
@@ -340,6 +340,11 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
     version = env.sglang_version
     # no version line: the releases the traceback's files date it to still rule steps out
     dated = release_range(retrieval.analysis.sglang_frames) if not version else None
+    if not version:
+        # the SGLang message itself may exist only in some releases (0.5.14 and 0.5.15 alone print it)
+        origin = paste_origin(retrieval.analysis)
+        said = message_range(origin.releases) if origin is not None and origin.is_sglang else None
+        dated = said if dated is None else dated.narrowed(said)
     fix, dropped = [], []
     for step in fitting_steps(meta["fix"], retrieval.analysis.masked_lines,
                               families=paste_families(retrieval.analysis)):

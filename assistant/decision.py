@@ -429,7 +429,10 @@ def _oom_line_components(analysis: Analysis) -> frozenset[str] | None:
 # the model is, not where it failed
 MODEL_REPO_RE = re.compile(r"(?<![\w./-])[A-Za-z0-9][\w.-]*/(?=[\w.]*-)(?=[\w.-]*\d)[A-Za-z0-9][\w.-]*"
                            r"(?<!\.py)(?<!\.so)(?<!\.cu)(?<!\.h)(?<!\.cc)(?<!\.cpp)(?![\w/.-])|"
-                           r"(?<![\w./-])[A-Za-z][\w.]*(?:-[\w.]+)*-\d+(?:\.\d+)?[BbMm](?:-[\w.]+)*(?![\w/-])")
+                           r"(?<![\w./-])[A-Za-z][\w.]*(?:-[\w.]+)*-\d+(?:\.\d+)?[BbMm](?:-[\w.]+)*(?![\w/-])|"
+                           # a release-numbered name with its format suffix (`GLM-5.2-FP8`, `DeepSeek-V3-0324-AWQ`)
+                           r"(?<![\w./-])[A-Za-z][\w.]*(?:-[\w.]+)*-V?\d[\w.]*(?:-[\w.]+)*-(?:FP8|FP4|NVFP4|MXFP4|AWQ|GPTQ|"
+                           r"Int[48]|INT[48]|W8A8|W4A16|W4AFP8)(?:-[\w.]+)*(?![\w/-])")
 
 
 # a package installer that cannot resolve the requirements names every package in the conflict:
@@ -1113,9 +1116,10 @@ def _explains_root_specifically(top, analysis: Analysis) -> bool:
 
 
 # a logger's warning, which a run prints and goes on (`[2025-12-29 07:57:09] WARNING server_args.py:1838:
-# ...`, `W1030 07:53:11.382602 ...`, `WARNING 07-13 10:41:52 [...]`)
-WARNING_LINE_RE = re.compile(r"^(?:\[[^\]]{0,60}\]\s*)?(?:WARN(?:ING)?\b|W\d{4} \d\d:)"
-                             r"|^[^\n]{0,60}?(?:\]\s*|\s)WARN(?:ING)?(?:\s|:|\])")
+# ...`, `W1030 07:53:11.382602 ...`, `WARNING 07-13 10:41:52 [...]`). Not NCCL's or MCCL's `WARN`:
+# those libraries report their failures at that level (`NCCL WARN socketStartConnect: ... failed`)
+WARNING_LINE_RE = re.compile(r"^(?:\[[^\]]{0,60}\]\s*)?(?:WARNING\b|W\d{4} \d\d:)"
+                             r"|^[^\n]{0,60}?(?:\]\s*|\s)WARNING(?:\s|:|\])")
 
 
 def _warnings_only(top, analysis: Analysis) -> str | None:
@@ -1134,11 +1138,14 @@ QUOTED_ERROR_RE = re.compile(r"[\"“`']([A-Za-z][^\"”`'\n]{12,120})[\"”`']"
 
 
 def _failure_told(top, analysis: Analysis) -> str | None:
-    """The error the run failed with, when the entry did not match it: the log's root error, or
-    with none in the log, an error the user quotes in their words that the entry's lines do not say."""
+    """The error the run failed with, when the entry did not match it and it says what failed: the
+    log's root error, or with none in the log, an error the user quotes in their words that the
+    entry's lines do not say. A generic root (`NCCL error ... unhandled system error`) is not one:
+    the warning before it (`NCCL WARN socketStartConnect: ...`) is what tells why."""
     root = root_error(analysis)
     if root is not None:
-        return None if _matches_root(set(top.evidence), root, analysis) else root.text
+        unexplained = not is_generic(root.text) and not _matches_root(set(top.evidence), root, analysis)
+        return root.text if unexplained else None
     for quoted in QUOTED_ERROR_RE.findall(analysis.question or ""):
         if len(quoted.split()) >= 2 and _line_coverage(top.meta, mask(quoted)) < ROOT_COVERAGE_OK:
             return quoted

@@ -25,7 +25,7 @@ from assistant.decision import failing_components as components_of
 from assistant.environment import NOT_SGLANG_NAME, named_programs
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
-from assistant.next_steps import QUIET_LOG_RE, environment_step, for_version, steps_for
+from assistant.next_steps import BUILD_RE, QUIET_LOG_RE, environment_step, for_version, steps_for
 from assistant.retrieve import Hit, Retrieval
 from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
@@ -180,9 +180,11 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
     no_error_lines = analysis is not None and not analysis.errors and not analysis.failure_sites and not programs
     hardware = analysis.environment.hardware if analysis is not None else None
     words = " ".join((analysis.question, *analysis.plain_lines[:20])) if analysis is not None else ""
+    building = analysis is not None and any(BUILD_RE.search(analysis.original(line)) for line in analysis.masked_lines[:3000])
     steps = for_version(steps_for(components, quiet_log=quiet_log, known_command=known_command,
                                   no_error_lines=no_error_lines, hardware=hardware,
-                                  user_flags=analysis.user_names if analysis is not None else (), words=words),
+                                  user_flags=analysis.user_names if analysis is not None else (), words=words,
+                                  building=building),
                         version, registry)
     if programs:
         # the paste is another program's: its own tracker first; SGLang's steps only if it is involved
@@ -201,7 +203,8 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                                      "server behind it), paste SGLang's own server log: the steps below are for that.",
                                      f"你贴的内容来自 {named_zh}：这个错误应该去它自己的 issue 和文档里查。如果同一个任务里也跑着 "
                                      "SGLang（作为 rollout 引擎，或在它后面提供服务），请贴出 SGLang 自己的服务日志：下面的步骤是针对它的。"))
-    package = outside_package(module) if not components else None
+    # a build's innermost frames are the build machinery's (setuptools' `run_command`), not the failure
+    package = outside_package(module) if not components and not building else None
     if package:
         steps.insert(0, Sentence(f"The innermost frame is in `{package}`, outside SGLang: its version "
                                  f"(`pip show {package}`) and whether that version works with your SGLang release.",

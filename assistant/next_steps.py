@@ -74,6 +74,28 @@ QUIET_LOG_RE = re.compile(r"\bno (?:errors?|exceptions?|warnings?|traceback)\b|"
                           r"\bwithout (?:any )?(?:errors?|exceptions?)\b|\blogs? (?:shows?|has|says) nothing\b|"
                           r"没有(?:任何)?(?:报错|错误|异常)|无报错|不报错|日志里?(?:也)?没有?(?:任何)?(?:东西|输出|报错|错误)", re.I)
 
+# a package being built from source (pip / uv / setup.py / CMake), not a server that failed: its
+# steps ask for the compiler's error and the build tools, not the server log and launch command
+BUILD_RE = re.compile(r"Building wheels? for |Failed to build |subprocess-exited-with-error|Getting requirements to build|"
+                      r"setup\.py (?:bdist_wheel|build|install|develop)|CMake Error|The build backend returned an error|"
+                      r"Building editable for |Preparing metadata \(pyproject\.toml\)|error: command '[^']*(?:gcc|g\+\+|nvcc|c\+\+)' failed|"
+                      # setuptools' build commands in a traceback, and pip's isolated build environment
+                      r"pip-build-env-|setuptools[/\\](?:command[/\\](?:bdist_wheel|build_ext|build_py|develop)|_distutils[/\\]command[/\\]build)")
+BUILD_STEPS = (
+    Sentence("The build's own first error: rerun the install verbosely (`pip install -v .` or `uv pip install -v .`) and "
+             "paste the first compiler or CMake error, not the last lines (`grep -n -m1 -E 'error:|CMake Error' build.log`).",
+             "构建自己的第一个错误：加 `-v` 重新安装（`pip install -v .` 或 `uv pip install -v .`），贴出第一个编译器或 "
+             "CMake 报错，而不是最后几行（`grep -n -m1 -E 'error:|CMake Error' build.log`）。"),
+    Sentence("The build tools and what they build against: `cmake --version`, `gcc --version`, `nvcc --version` and "
+             "`python3 -c 'import torch; print(torch.__version__, torch.version.cuda)'`.",
+             "构建工具以及构建所依赖的版本：`cmake --version`、`gcc --version`、`nvcc --version` 和 "
+             "`python3 -c 'import torch; print(torch.__version__, torch.version.cuda)'`。"),
+    Sentence("Whether a prebuilt wheel fits your platform (Python version, CUDA, CPU architecture), so nothing needs "
+             "building: `pip download --no-deps <package>` shows the wheel pip would pick.",
+             "有没有适合你平台（Python 版本、CUDA、CPU 架构）的预编译 wheel，这样就不用自己构建："
+             "`pip download --no-deps <package>` 会显示 pip 会选哪个 wheel。"),
+)
+
 STEPS: dict[str, tuple[Sentence, ...]] = {
     "nccl": (
         Sentence("NCCL's own log: rerun with `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET` and look for the "
@@ -317,13 +339,16 @@ FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 
 def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known_command: bool = False,
               no_error_lines: bool = False, hardware: str | None = None,
-              user_flags=frozenset(), words: str = "") -> list[Sentence]:
+              user_flags=frozenset(), words: str = "", building: bool = False) -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
     generic ones to fill up; each says which component it is for. `quiet_log`: the user says the
     log shows no error, so the step that looks for the first one asks for more log instead;
     `no_error_lines`: the report shows no error at all, so it asks for the error when the user's
     `words` tell of one, else (wrong output, a slow or silent server) for a request that shows it;
-    `known_command`: the paste has the launch command already; `user_flags`: the flags they pass."""
+    `known_command`: the paste has the launch command already; `user_flags`: the flags they pass;
+    `building`: the paste is a package built from source (`BUILD_RE`), so its steps come first."""
+    if building:
+        return list(BUILD_STEPS[:limit])
     error_untold = no_error_lines and not quiet_log and bool(TELLS_OF_ERROR_RE.search(words))
     for name in components:
         steps = STEPS.get(name)

@@ -63,6 +63,17 @@ class ReleaseRange:
         except InvalidSpecifier:
             return True
 
+    def narrowed(self, other: "ReleaseRange | None") -> "ReleaseRange":
+        """The releases both ranges hold (this one when they share none: then one of them is wrong,
+        and the frames' range, the caller's, is kept)."""
+        if other is None:
+            return self
+        shared = tuple(release for release in self.releases if release in set(other.releases))
+        if not shared:
+            return self
+        return ReleaseRange(shared, self.open_below and other.open_below, self.open_above and other.open_above,
+                            self.evidence)
+
     def conflict(self, affected: str, fixed: str | None) -> bool:
         """True when no release in the range is one the entry is about (or all have its fix)."""
         candidates = [Version(v) for v in self.releases]
@@ -223,3 +234,16 @@ def release_range(frames: tuple[tuple[str, str], ...], path: Path = DEFAULT_PATH
         releases=tuple(table.releases[i] for i in ordered),
         open_below=ordered[0] == 0, open_above=ordered[-1] == len(table.releases) - 1,
         evidence=tuple(evidence[-3:]))
+
+
+def message_range(releases, path: Path = DEFAULT_PATH) -> ReleaseRange | None:
+    """The releases an SGLang message the paste printed exists in (its origin's releases), as a
+    range like the frames give: a message only 0.5.14 and 0.5.15 print dates the run to them."""
+    table = _Table.load(path)
+    if table is None or not releases:
+        return None
+    known = [release for release in table.releases if release in set(releases)]
+    if not known or len(known) == len(table.releases):
+        return None
+    return ReleaseRange(releases=tuple(known), open_below=known[0] == table.releases[0],
+                        open_above=known[-1] == table.releases[-1], evidence=())

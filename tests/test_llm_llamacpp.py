@@ -109,5 +109,5 @@ def test_llamacpp_cli_streams(llama_server, kb_dir):
                      timeout=ANSWER_TIMEOUT + 60)
     out = result.stdout.decode()
     assert result.returncode == 0, result.stderr.decode()[-2000:]
-    assert "模式：llm" in out or "note:" in out   # a Chinese question: the score line is in Chinese
+    assert "模式：模型撰写" in out or "note:" in out   # a Chinese question: the score line is in Chinese
     assert "kv-cache-not-enough-memory" in out

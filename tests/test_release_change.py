@@ -58,7 +58,7 @@ def test_a_flag_the_newer_release_dropped_is_named_and_chinese_readers_read_it_i
                               "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-ep-moe --tp 8")
     assert answer.reader_language == "zh" and answer.release_change is not None
     assert answer.release_change.flags_dropped == ("--enable-ep-moe",)
-    assert "版本变化: SGLang 0.5.3 → 0.5.6 改了这些依赖的锁定版本：torch ==2.8.0 → ==2.9.1" in answer.text
+    assert "版本变化：SGLang 0.5.3 → 0.5.6 改了这些依赖的锁定版本：torch ==2.8.0 → ==2.9.1" in answer.text
     assert "你的启动命令用了 `--enable-ep-moe`，而 0.5.6 已经没有它" in answer.text
 
 

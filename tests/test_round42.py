@@ -169,3 +169,36 @@ def test_a_chinese_fix_shows_caveats_and_headings_in_chinese(assistant):
     english = assistant.answer("On Ascend the launch fails with:\n" + entry.signatures[0])
     assert any(f"! Caution: {risky.caveat}" in step for step in english.fix)
     assert "Fix:" in render_text(english, color=False)
+
+
+def test_a_failed_source_build_is_asked_for_the_compiler_error_not_a_server_log(assistant):
+    build = ("Building wheel for kt-kernel (pyproject.toml) ... error\n"
+             "  error: subprocess-exited-with-error\n"
+             '    File "/tmp/pip-build-env-7g91tvhj/overlay/lib/python3.12/site-packages/setuptools/command/bdist_wheel.py", '
+             "line 370, in run\n"
+             '      self.run_command("build")\n'
+             "  CMake Error at CMakeLists.txt:12 (project): No CMAKE_CUDA_COMPILER could be found.\n"
+             "ERROR: Failed to build installable wheels for some pyproject.toml based projects (kt-kernel)\n")
+    answer = assistant.answer(build)
+    assert answer.outcome != "fix"
+    steps = " ".join(answer.next_steps)
+    assert "pip install -v ." in steps and "cmake --version" in steps
+    assert "launch_server" not in steps and "pip show setuptools" not in steps
+
+
+def test_steps_for_releases_that_never_print_the_message_are_left_out(assistant):
+    # `extra_buffer needs CUDA/MUSA/NPU (FLA).` exists only in 0.5.14-0.5.15: the step for the
+    # 0.5.7-0.5.13 flag name cannot apply to this run, though the paste names no version
+    answer = assistant.answer("Qwen3.5 on AMD MI35x (gfx950), ROCm, no mamba strategy flag passed; the server exits at "
+                              "startup before loading weights:\nAssertionError: extra_buffer needs CUDA/MUSA/NPU (FLA).\n")
+    assert answer.outcome == "fix" and answer.matches[0].id == "mamba-radix-cache-page-size"
+    assert not any("[SGLang >=0.5.7,<0.5.14]" in step for step in answer.fix)
+    assert any("[SGLang >=0.5.14]" in step for step in answer.fix)
+
+
+def test_a_checkpoints_format_suffix_is_not_where_it_fails():
+    from assistant.decision import failing_components
+
+    analysis = analyze_lines(["GLM-5.2-FP8 failed to start with TP8CP8PP2 on H20"])
+    assert "quantization" not in failing_components(analysis)
+    assert "quantization" in failing_components(analyze_lines(["ValueError: fp8 block quant requires block_n"]))
