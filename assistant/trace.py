@@ -135,8 +135,8 @@ class ErrorLine:
 
 
 # a line SGLang's own run prints: its module paths, its launcher, its rank prefixes, its kernels
-SGLANG_LOG_RE = re.compile(r"sglang[./\\]|launch_server|\[TP\d+|\bTP\d+\]|sgl[_-]kernel|/srt/|Scheduler hit an exception",
-                           re.I)
+SGLANG_LOG_RE = re.compile(r"sglang[/\\]|\bsglang\.(?:srt|launch_server|lang|bench_\w+|check_env)\b|launch_server|"
+                           r"\[TP\d+|\bTP\d+\]|sgl[_-]kernel|/srt/|Scheduler hit an exception", re.I)
 
 
 @dataclass(frozen=True)
