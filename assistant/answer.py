@@ -363,11 +363,11 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
                                                 f"这个修复方法有一步用到了 {names}，而 SGLang {version} 没有它；"
                                                 "这一步已略去。"), language))
             continue
-        chinese = language == "zh" and bool(step.get("text_zh"))
-        text = step["text_zh"] if chinese else step["text"]
-        caveat = (step.get("caveat_zh") or step.get("caveat")) if chinese else step.get("caveat")
+        step_zh = language == "zh" and bool(step.get("text_zh"))
+        text = step["text_zh"] if step_zh else step["text"]
+        caveat = (step.get("caveat_zh") or step.get("caveat")) if step_zh else step.get("caveat")
         fix.append(format_step(text, step.get("commands", []), step.get("versions"),
-                               show_versions=ok is None, caveat=caveat, language="zh" if chinese else "en"))
+                               show_versions=ok is None, caveat=caveat, language="zh" if step_zh else "en"))
     if language == "zh" and meta.get("cause_zh"):
         diagnosis = f"{meta['title_zh']}。{meta['cause_zh']}"
     else:

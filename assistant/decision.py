@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from assistant.commands import FLAG_RE
 from assistant.components import BY_NAME, components_in, conflicts, families, specific
-from assistant.environment import HARDWARE_HINTS, NOT_SGLANG_NAME, gpu_vendor, named_programs, program_name_zh
+from assistant.environment import HARDWARE_HINTS, gpu_vendor, named_programs, program_names
 from assistant.exit_signal import signal_agrees, signal_conflict
 from assistant.generic_lines import DISABLE_STEP_RE, SOLUTION_STEP_RE, is_generic, specific_words
 from assistant.gpu_arch import arch_conflict
@@ -279,7 +279,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
                                 "no error fix applies.", "这是使用或配置问题，不是错误报告：没有适用的错误修复。"))
     elif analysis is not None and analysis.from_other_program:
         software, software_zh = _software_names(analysis.other_software[:3])
-        if software == NOT_SGLANG_NAME:
+        if not software:   # the user says it is not SGLang's and names no program
             reasons.append(Sentence("You say the paste does not come from SGLang, so an SGLang fix is not its fix.",
                                     "你说明贴的内容不是来自 SGLang，所以 SGLang 的修复方法不是它的修复方法。"))
         else:
@@ -343,10 +343,10 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
 def _software_names(names) -> tuple[str, str]:
     """The other programs a paste shows, as a reader names them (English, Chinese): a training
     or fine-tuning word is the job it describes, not a program called "训练" or "fine-tun"."""
-    programs = list(named_programs(names))
-    job = len(programs) < len(names)
+    programs = list(program_names(names))
+    job = len(named_programs(names)) < len(names)
     english = programs + (["a training or fine-tuning job"] if job else [])
-    chinese = [program_name_zh(name) for name in programs] + (["训练或微调任务"] if job else [])
+    chinese = programs + (["训练或微调任务"] if job else [])
     return ", ".join(english), "、".join(chinese)
 
 
@@ -547,9 +547,8 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
                                     f"{_short(unexplained)}, which this entry does not explain.",
                                     f"它只匹配到一行很多故障都会打印的通用报错；你的日志接着说的是 {_short(unexplained)}，"
                                     "这个条目解释不了。"))
-        warning = _warnings_only(top, analysis) if top.signature >= SIGNATURE_OK else None
-        failure = _failure_told(top, analysis) if warning else None
-        if warning and failure:
+        warning, failure = _warnings_only(top, analysis) if top.signature >= SIGNATURE_OK else (None, None)
+        if warning:
             reasons.append(Sentence(f"It matched only a warning your run printed and went on from ({_short(warning)}); "
                                     f"it then failed with {_short(failure)}, which this entry does not explain.",
                                     f"它只匹配到一条警告（{_short(warning)}），程序打印后继续运行；之后出错的是 "
@@ -1111,7 +1110,7 @@ def _explains_root_specifically(top, analysis: Analysis) -> bool:
         # the root says only that something failed; a specific line says what. A traceback
         # frame says where, not what: it counts only when the entry matched the root error too
         # (an OOM passing through the LM head is not the LM-head crash an entry is about)
-        return _frames_only(top, analysis) is None and _warnings_only(top, analysis) is None
+        return _frames_only(top, analysis) is None and _warnings_only(top, analysis)[0] is None
     return _matches_root(specific_matched, root, analysis)
 
 
@@ -1122,15 +1121,16 @@ WARNING_LINE_RE = re.compile(r"^(?:\[[^\]]{0,60}\]\s*)?(?:WARNING\b|W\d{4} \d\d:
                              r"|^[^\n]{0,60}?(?:\]\s*|\s)WARNING(?:\s|:|\])")
 
 
-def _warnings_only(top, analysis: Analysis) -> str | None:
-    """The warning that is the entry's only specific evidence in a paste that failed with an error
-    the entry did not match: a run that warned and went on failed of something else (the warning
-    every DeepEP normal-mode launch prints is not why it died with `invalid configuration argument`)."""
+def _warnings_only(top, analysis: Analysis) -> tuple[str | None, str | None]:
+    """(the warning, the error) when a warning is the entry's only specific evidence in a paste
+    that failed with an error the entry did not match: a run that warned and went on failed of
+    something else (the warning every DeepEP normal-mode launch prints is not why it died with
+    `invalid configuration argument`); (None, None) otherwise."""
     specific_matched = [m for m in top.evidence if not is_generic(m)]
     if not specific_matched or not all(WARNING_LINE_RE.search(m) for m in specific_matched):
-        return None
+        return None, None
     failure = _failure_told(top, analysis)
-    return specific_matched[0] if failure else None
+    return (specific_matched[0], failure) if failure else (None, None)
 
 
 # an error the user quotes in their own words: `[Bug] "invalid configuration argument" during ...`

@@ -77,14 +77,15 @@ OTHER_SOFTWARE_RE = re.compile(
 ACTIVITY_WORD_RE = re.compile(ACTIVITY_WORDS, re.I)
 
 
-def program_name_zh(name: str) -> str:
-    """A program's name as a Chinese reader is shown it."""
-    return "你说明不是 SGLang 的程序" if name == NOT_SGLANG_NAME else name
-
-
 def named_programs(other_software) -> tuple[str, ...]:
     """The other programs among what `OTHER_SOFTWARE_RE` found, without its activity words."""
     return tuple(name for name in other_software if not ACTIVITY_WORD_RE.search(name))
+
+
+def program_names(other_software) -> tuple[str, ...]:
+    """The programs a reader is told the paste comes from: the named ones, without the user's
+    own "not SGLang" (which names no program)."""
+    return tuple(name for name in named_programs(other_software) if name != NOT_SGLANG_NAME)
 
 
 # "没有用 sglang" / "not using sglang": a mention that says the paste is NOT from SGLang
@@ -97,7 +98,7 @@ NOT_SGLANG_RE = re.compile(r"\((?:not|no)\s+SGLang\b|\bno\s+SGLang\s+(?:involved
                            # "not SGLang's problem" blames something else in an SGLang run: not this
                            r"没有?(?:使)?用\s*sglang|不是\s*sglang\s*(?:的(?!问题|bug|锅|原因|错)|报的|打印的|产生的)|"
                            r"[和与跟]\s*sglang\s*无关", re.I)
-# how a reader names such a program (it is the name other_software keeps)
+# the key other_software keeps for it; never shown as a program's name (`program_names` leaves it out)
 NOT_SGLANG_NAME = "a program you say is not SGLang"
 USER_NAME_RE = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*|\b(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]\b")
 # `sgl.Runtime(`, `sgl.gen(`: the frontend API, imported as `import sglang as sgl`

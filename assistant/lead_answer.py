@@ -22,7 +22,7 @@ from assistant.commands import FLAG_RE
 from assistant.components import components_in, named_in_order, specific
 from assistant.decision import LEAD, UNKNOWN, specific_signatures
 from assistant.decision import failing_components as components_of
-from assistant.environment import NOT_SGLANG_NAME, named_programs
+from assistant.environment import named_programs, program_names
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
 from assistant.next_steps import BUILD_RE, QUIET_LOG_RE, environment_step, for_version, steps_for
@@ -188,20 +188,18 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                         version, registry)
     if programs:
         # the paste is another program's: its own tracker first; SGLang's steps only if it is involved
-        named_programs_only = [name for name in programs if name != NOT_SGLANG_NAME]
-        named = ", ".join(named_programs_only)
-        named_zh = "、".join(named_programs_only)
-        if not named_programs_only:   # the user says it is not SGLang's and names no program
+        named = program_names(programs)
+        if not named:   # the user says it is not SGLang's and names no program
             steps.insert(0, Sentence("You say this paste does not come from SGLang: the issue tracker and documentation "
                                      "of the program that printed it are the place for this error. If SGLang runs in "
                                      "the same job, paste SGLang's own server log: the steps below are for that.",
                                      "你说明贴的内容不是来自 SGLang：这个错误应该去打印它的那个程序的 issue 和文档里查。"
                                      "如果同一个任务里也跑着 SGLang，请贴出 SGLang 自己的服务日志：下面的步骤是针对它的。"))
         else:
-            steps.insert(0, Sentence(f"Your paste comes from {named}: its own issue tracker and documentation are "
+            steps.insert(0, Sentence(f"Your paste comes from {', '.join(named)}: its own issue tracker and documentation are "
                                      "the place for this error. If SGLang runs in the same job (a rollout engine, a "
                                      "server behind it), paste SGLang's own server log: the steps below are for that.",
-                                     f"你贴的内容来自 {named_zh}：这个错误应该去它自己的 issue 和文档里查。如果同一个任务里也跑着 "
+                                     f"你贴的内容来自 {'、'.join(named)}：这个错误应该去它自己的 issue 和文档里查。如果同一个任务里也跑着 "
                                      "SGLang（作为 rollout 引擎，或在它后面提供服务），请贴出 SGLang 自己的服务日志：下面的步骤是针对它的。"))
     # a build's innermost frames are the build machinery's (setuptools' `run_command`), not the failure
     package = outside_package(module) if not components and not building else None
