@@ -170,6 +170,8 @@ def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=Non
     if (promoted is None and first.diagnosis and top.kind == "entry" and top.meta.get("diagnosis")
             and top.signature >= SIGNATURE_OK and not specific_signatures(top)):
         promoted = _feature_lead(hits, tokens, index, analysis, idf)
+    if promoted is None and first.diagnosis and top.kind == "entry" and top.meta.get("diagnosis"):
+        promoted = _described_failure_lead(hits, tokens, index, analysis, idf)
     if promoted is None and first.outcome == UNKNOWN and first.failing_components:
         # the top does not fit (an OOM raised inside the vision tower is no KV-pool OOM): a
         # runner-up about the component where the error arises is the lead, if it holds up on its own
@@ -227,6 +229,37 @@ def _feature_lead(hits, tokens, index: Index, analysis: Analysis, idf) -> Decisi
     line = _short(hits[0].evidence[0]) if hits[0].evidence else "an error line"
     names = _names(features(hits[alt.top]))
     reason = Sentence(*(text.format(line=line, features=names) for text in GENERIC_LINE_LEAD_REASON))
+    return replace(alt, outcome=LEAD, confidence=min(alt.confidence, 0.59), reasons=(reason,))
+
+
+DESCRIBED_FAILURE_LEAD_REASON = (
+    "Your log shows a line that {diagnosis} explains ({line}), but not the failure you describe ({kinds}); "
+    "of all known problems this entry's words are the closest to your report, but no line of the log confirms it.",
+    "你的日志里有一行 {diagnosis} 能解释的内容（{line}），但那不是你描述的故障（{kinds_zh}）；"
+    "在所有已知问题里，这个条目的描述和你的报告最接近，但日志里没有哪一行能证实它。")
+
+
+def _described_failure_lead(hits, tokens, index: Index, analysis: Analysis, idf) -> Decision | None:
+    """The top entry says what a line of the log means (a warning every run on that GPU prints),
+    and the user describes a failure of another kind (a crash). The entry whose words are the
+    closest of all to the report, about that kind of failure, is the lead; the diagnosis explains
+    the line, not the failure."""
+    top = hits[0]
+    reported = paste_kinds(analysis)
+    if not reported or entry_kinds(top.meta) & reported:
+        return None
+    closest = max(hit.lexical for hit in hits[:PROMOTE_FROM])
+
+    def eligible(hit) -> bool:
+        return (not hit.meta.get("diagnosis") and hit.lexical >= closest
+                and bool(entry_kinds(hit.meta) & reported))
+
+    alt = _runner_up(hits, (LEAD, FIX), eligible, tokens, index, analysis, idf, without_top=True)
+    if alt is None:
+        return None
+    line = _short(top.evidence[0]) if top.evidence else "an error line"
+    values = dict(diagnosis=f"kb:{top.unit_id}", line=line, kinds=_names(reported), kinds_zh=kinds_zh(reported))
+    reason = Sentence(*(text.format(**values) for text in DESCRIBED_FAILURE_LEAD_REASON))
     return replace(alt, outcome=LEAD, confidence=min(alt.confidence, 0.59), reasons=(reason,))
 
 
@@ -1211,7 +1244,9 @@ def _root_unexplained(top, analysis: Analysis) -> list[str]:
     """The first specific error of the paste, when the hit neither matched it nor an earlier
     error line that could be its cause, nor says the same in other words."""
     root = root_error(analysis)
-    if root is None or is_generic(root.text):
+    if root is None:
+        return _quoted_exception_unexplained(top, analysis)
+    if is_generic(root.text):
         return []
     if _matches_root(set(top.evidence), root, analysis):
         return []
@@ -1222,6 +1257,30 @@ def _root_unexplained(top, analysis: Analysis) -> list[str]:
         return []   # another line of the same component's failure, which the entry did match
     return [Sentence(f"Your first error, {_short(root.text)}, is not one this entry explains.",
                      f"你的第一个错误 {_short(root.text)} 不是这个条目能解释的。")]
+
+
+# an exception written into the user's own sentence or title: `Qwen3.6 FP8 with sglang RuntimeError:
+# The size of tensor a (96) must match ...`
+EMBEDDED_EXCEPTION_RE = re.compile(r"\b(?:[A-Z]\w*\.)*[A-Z]\w*(?:Error|Exception):\s+\S.{11,}")
+
+
+def _quoted_exception_unexplained(top, analysis: Analysis) -> list[str]:
+    """With no error line of the log's own, the exception the user writes into their sentence is
+    the error to explain: an entry matched on other lines (a JSON field it also names) that does
+    not say it is not its fix. A line many failures print counts here too: an entry about such a
+    failure says it in its own lines, which the coverage check reads."""
+    for error in analysis.errors:
+        if error.kind != "fatal" or not looks_like_sentence(error.text):
+            continue
+        found = EMBEDDED_EXCEPTION_RE.search(error.text)
+        if found is None:
+            continue
+        quoted = found.group(0)
+        if any(quoted in line for line in top.evidence) or _line_coverage(top.meta, mask(quoted)) >= ROOT_COVERAGE_OK:
+            return []
+        return [Sentence(f"Your error, {_short(quoted)}, is not one this entry explains.",
+                         f"你的错误 {_short(quoted)} 不是这个条目能解释的。")]
+    return []
 
 
 def _version_conflict(meta: dict, version: str | None) -> str | None:

@@ -42,8 +42,8 @@ TORCH_CUDA_RE = re.compile(r"\+cu(\d{2,3})\b")
 FLASHINFER_VERSION_RES = [re.compile(r"\bflashinfer(?:[-_]python)?\s*(?:==|:|\s|version\s*:?\s*)\s*" + _VERSION, re.I)]
 GPU_RE = re.compile(
     r"(?:(?<![A-Za-z0-9_])|(?<=\d[x×]))(?:NVIDIA\s+|AMD\s+|Instinct\s+)*(?:GeForce\s+|Tesla\s+|Radeon\s+(?:PRO\s+)?)?"
-    r"(RTX\s?(?:PRO\s)?\d{4}(?:\s?Ti)?|GB\d{2,3}|DGX\s?Spark|[ABHL]\d{2,3}[A-Z]?(?:[- ](?:SXM\d?|PCIe|NVL)(?:\d-\d+GB)?)?(?:[- ]\d+GB)?|"
-    r"T4|V100(?:[- ]SXM\d)?(?:[- ]\d+GB)?|MI\d{3}[A-Z]?|W7900|RX\s?\d{4}\s?XT|R9700|MTT\s?S\d{3,4}|"
+    r"(RTX\s?(?:PRO\s|Pro\s)?\d{4}(?:\s?Ti)?|GB\d{2,3}|DGX\s?Spark|[ABHL]\d{2,3}[A-Z]?(?:[- ](?:SXM\d?|PCIe|NVL)(?:\d-\d+GB)?)?(?:[- ]\d+GB)?|"
+    r"T4|L4|V100(?:[- ]SXM\d)?(?:[- ]\d+GB)?|MI\d{3}[A-Z]?|MI\d{2}[xX]|W7900|RX\s?\d{4}\s?XT|R9700|MTT\s?S\d{3,4}|"
     r"Ascend\s?\d{3}[A-Z]?\d?|Atlas\s?\d{3}[A-Z]?\d?)"
     # a plural ("two RTX 4090s") or Chinese right after the name ("在H20上面") still ends it
     r"(?=s?(?![A-Za-z0-9_]))"
@@ -139,7 +139,7 @@ OTHER_SOFTWARE_KEYS = (
 )
 SGLANG_HINT_KEYS = ("sgl", "launch_server", "/srt/", "tp", "scheduler", "dataparallelcontroller", "detokenizer")
 # every GPU name GPU_RE captures contains one of these, in shape form (case-sensitive, like GPU_RE)
-GPU_NAME_HINT_RE = re.compile(r"[ABHL]55|RTX|RX|GB5|T5|V555|MI5|W5555|R5555|MTT|Ascend|Atlas|DGX|[张块台]\s?5555")
+GPU_NAME_HINT_RE = re.compile(r"[ABHL]55|L5|RTX|RX|GB5|T5|V555|MI5|W5555|R5555|MTT|Ascend|Atlas|DGX|[张块台]\s?5555")
 CUDA_TOOLKIT_KEYS = ("CUDA", "NVCC", "Cuda compilation", "/usr/local/cuda-")   # case-sensitive
 DIGITS_TO_FIVE = str.maketrans("0123456789", "5555555555")
 MAX_SHAPES = 50000

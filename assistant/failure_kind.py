@@ -1,5 +1,5 @@
 """Failure kinds: what sort of failure a text reports — out of memory, an illegal memory access, a
-hang, wrong output, slowness, a crash.
+hang, wrong output, slowness, a crash, a build that fails.
 
 Two reports about the same component and in the same words can still be different failures: an
 illegal memory access in the DSA indexer is not the indexer's out-of-memory problem, though both
@@ -37,7 +37,13 @@ KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(patt
     # the process ends: any error can, so only the words and lines that say so; an out-of-memory
     # or an illegal memory access ends it too, so those kinds agree with it (`kind_conflict`)
     ("crash", r"\bcrash(?:es|ed|ing)?\b|\bsegfault\w*|Segmentation fault|core dumped|"
-              r"\bfails? to (?:start|launch|boot)\b|won'?t (?:start|launch)|崩溃|闪退|段错误"),
+              r"\bfails? to (?:start|launch|boot)\b|won'?t (?:start|launch)|崩溃|闪退|段错误|"
+              r"illegal instruction|\bSIGILL\b|非法指令"),
+    # the software never got built: a package's compile or wheel build fails, before anything runs
+    # (a kernel that was built and then dies at run time is a crash)
+    ("build failure", r"failed to build\b|failed building wheel|could not build wheels|"
+                      r"error: subprocess-exited-with-error|CMake Error|ninja: build stopped|"
+                      r"error building extension|compilation terminated|编译失败|构建失败|编译报错"),
 ))
 # what a crash report may be told as: the process ran out of memory or hit an illegal access,
 # or, seen from a client, its requests hang; a crash still disagrees with slowness or wrong output
@@ -86,7 +92,7 @@ def entry_kinds(meta: dict) -> frozenset[str]:
 
 # each kind as a Chinese reader is told it
 KIND_ZH = {"out of memory": "显存不足", "illegal memory access": "非法内存访问", "hang": "卡住", "wrong output": "输出错误",
-           "slow": "变慢", "crash": "崩溃"}
+           "slow": "变慢", "crash": "崩溃", "build failure": "编译失败"}
 
 
 def kinds_zh(kinds) -> str:

@@ -191,8 +191,36 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
 NEAR_MATCH = 0.8   # share of a signature's token weight a line must hold to nearly match it
 # a command that starts SGLang: `--disable-cuda-graph` holds every word of the hint line
 # "disable cuda graph by --disable-cuda-graph" that SGLang prints under a capture failure
-COMMAND_RE = re.compile(r"(?:^|[\s$>#])(?:python[\d.]*\s+-m\s+sglang[.\w]*|sglang\s+serve|[\w/.-]*launch_server(?:\.py)?)\s+--?\w",
-                        re.I)
+COMMAND_RE = re.compile(r"(?:^|[\s$>#])(?:python[\d.]*\s+-m\s+sglang[.\w]*|sglang\s+serve|[\w/.-]*launch_server(?:\.py)?)"
+                        r"\s+(?:--?\w|\\\s*$)", re.I)
+# an `ENV=value \` line before a command written over several lines
+ENV_PREFIX_LINE_RE = re.compile(r"^\s*[a-z_][a-z0-9_]*=\S*\s+\\\s*$", re.I)
+_FLAG_TOKEN_RE = re.compile(r"^[\"']?--[a-z][\w-]*", re.I)
+
+
+def _is_command_piece(line: str) -> bool:
+    """A line of a command written over several lines (`  --kt-weight-path /models/x \`, a YAML
+    args item `- --tp-size`, `"--port", "30000",`): flags, each with at most one value, and
+    nothing else. A sentence wrapped after a flag (`--torch-compile-max-bs 16 on 8x H20, ...`)
+    is not one."""
+    if ENV_PREFIX_LINE_RE.search(line):
+        return True
+    words = line.replace(",", " ").split()
+    if words[:1] == ["-"]:
+        words = words[1:]
+    if words and words[-1] == "\\":
+        words = words[:-1]
+    if not words or not _FLAG_TOKEN_RE.match(words[0]):
+        return False
+    after_flag = False
+    for word in words:
+        if _FLAG_TOKEN_RE.match(word):
+            after_flag = "=" not in word
+        elif after_flag:
+            after_flag = False
+        else:
+            return False
+    return True
 
 
 # a field whose value is one word or one placeholder: `bootstrap_room=None`, `rank=<n>`
@@ -272,17 +300,20 @@ def _names_differ(sig_names: dict[str, str], line_names: dict[str, str]) -> bool
 
 @lru_cache(maxsize=8192)
 def _is_command(line: str) -> bool:
-    return bool(COMMAND_RE.search(line))
+    return bool(COMMAND_RE.search(line)) or _is_command_piece(line)
 
 
-def _identifiers_outside_commands(tokens, lines, line_tokens) -> frozenset:
+def _identifiers_outside_commands(tokens, lines, line_tokens, launch_flags=()) -> frozenset:
     """The query's identifiers, less those only its launch commands hold: a flag the user set
     (`--enable-torch-compile`) is configuration, not a paraphrase of an error line naming it."""
     identifiers = frozenset(t for t in tokens if _is_identifier(t))
     commands = [ln for ln in lines if _is_command(ln)]
-    if not identifiers or not commands:
+    # the flags read from the launch command, wherever its lines went (a command written over
+    # several lines is read as a whole, not kept line by line)
+    set_flags = [re.split(r"[\s=]", flag, 1)[0].lower() for flag in launch_flags]
+    if not identifiers or not (commands or set_flags):
         return identifiers
-    in_commands = frozenset().union(*(line_tokens(ln) for ln in commands))
+    in_commands = frozenset().union(*(line_tokens(ln) for ln in commands), *(line_tokens(f) for f in set_flags))
     elsewhere = frozenset().union(*(line_tokens(ln) for ln in lines if not _is_command(ln)))
     return identifiers - (in_commands - elsewhere)
 
@@ -441,6 +472,12 @@ class Retriever:
             scores, rows = self.index.dense_search(vec, CANDIDATES * 4)
             np.maximum.at(dense_unit, self.index.chunk_unit[rows], scores)
             self._dense_curated(vec, dense_unit)
+            if mode == "hybrid":
+                # the entries the words bring first get their exact cosine too: one the nearest-
+                # neighbour list missed would fuse with a dense score of 0 and can drop out of the
+                # candidates under entries that only look alike
+                self._dense_candidates(vec, dense_unit, [int(u) for u in _best(self._kind_groups()[0], lex_unit, CANDIDATES)
+                                                         if lex_unit[u] > 0])
         lex_top = float(lex_unit.max()) if n_units else 0.0
         lex_norm = lex_unit / lex_top if lex_top > 0 else lex_unit
 
@@ -470,7 +507,8 @@ class Retriever:
         if embedding is not None and self._dense_candidates(vec, dense_unit, candidates):
             dense_norm = dense_unit / dense_top if dense_top > 0 else dense_unit
             fused = dense_norm if mode == "dense" else LEXICAL_WEIGHT * lex_norm + (1 - LEXICAL_WEIGHT) * dense_norm
-        query_identifiers = _identifiers_outside_commands(tokens, lines, line_tokens)
+        query_identifiers = _identifiers_outside_commands(tokens, lines, line_tokens,
+                                                          analysis.environment.flags if use_trace else ())
         survived = frozenset(e.masked for e in analysis.errors if e.survived) if use_trace else frozenset()
 
         hits = []

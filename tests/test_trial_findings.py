@@ -262,3 +262,15 @@ def test_a_machine_the_user_says_has_no_gpu_gets_no_fix_for_nvidia_hardware(assi
     laptop = assistant.answer("Trying SGLang on my laptop, which has no NVIDIA GPU; the first run fails with:\n" + error)
     assert laptop.outcome != "fix"
     assert any("no GPU" in str(reason) for reason in laptop.reasons)
+
+
+# round 42's trial
+
+def test_gpu_names_written_the_way_vendors_and_users_write_them_are_detected():
+    from assistant.trace import analyze
+
+    said = {"1x RTX Pro 6000 Workstation Edition 96gb\nRuntimeError: boom": "RTX Pro 6000",
+            "DPO training on 8x L4 GPUs with the sglang rollout\nRuntimeError: boom": "L4",
+            "Qwen3.5 on AMD MI35x (gfx950), ROCm 7\nRuntimeError: boom": "MI35x"}
+    for paste, gpu in said.items():
+        assert analyze(paste).environment.gpu == gpu, paste

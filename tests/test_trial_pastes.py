@@ -463,3 +463,68 @@ def test_a_crash_the_user_says_came_after_hours_of_serving_is_no_startup_failure
     assert paste_phase(analyze(log)) == "serving"
     answer = assistant.answer(log)
     assert not (answer.outcome == "fix" and answer.matches[0].id == "musa-mtgpu-conf-missing")
+
+
+KT_KERNEL_BUILD_FAILS = """\
+Building kt-kernel from source on a Xeon box fails, the CPU has AVX2 but no AVX-512:
+$ uv pip install .
+   Building kt-kernel @ file:///opt/ktransformers/kt-kernel
+  × Failed to build `kt-kernel @ file:///opt/ktransformers/kt-kernel`
+  ├─▶ The build backend returned an error
+  ╰─▶ Call to `setuptools.build_meta.build_wheel` failed (exit status: 1)
+"""
+
+
+def test_a_package_that_fails_to_build_is_not_a_kernel_that_dies_at_run_time(assistant):
+    """A kt-kernel build failure shares words (kt-kernel, AVX) with the entry about built kernels
+    dying with SIGILL, but a build that fails is another kind of failure than a crash."""
+    answer = assistant.answer(KT_KERNEL_BUILD_FAILS)
+    assert answer.outcome == "unknown"
+    assert any("build failure" in str(reason) for reason in answer.reasons)
+
+
+MULTILINE_LAUNCH_NO_ERROR = """\
+Regression: the server no longer reads the Kimi K2.6 config on launch
+Built from source with install.sh in a new venv
+1x RTX Pro 6000 96GB
+PYTORCH_ALLOC_CONF=expandable_segments:True \\
+SGLANG_ENABLE_JIT_DEEPGEMM=0 \\
+python -m sglang.launch_server \\
+  --host 0.0.0.0 \\
+  --model /data/models/Kimi-K2.6 \\
+  --kt-method RAWINT4 \\
+  --kt-weight-path /data/models/Kimi-K2.6 \\
+  --kt-cpuinfer 64 \\
+  --trust-remote-code
+"""
+
+
+def test_flags_of_a_launch_command_over_several_lines_are_not_half_an_error_line(assistant):
+    """`--kt-weight-path` set on a continuation line of the command is configuration: it does not
+    make the paste "match in part" the entry whose error line is `unrecognized arguments:
+    --kt-weight-path`."""
+    answer = assistant.answer(MULTILINE_LAUNCH_NO_ERROR)
+    assert answer.outcome != "fix"
+    assert not any("only in part" in str(reason) for reason in answer.reasons)
+
+
+SPARK_WARNING_THEN_DESCRIBED_CRASH = """\
+On a DGX Spark (GB10) I run sglang generate with Qwen-Image-2512 and sageattn3 installed from the
+SageAttention3 blackwell repo; generation crashes with a RuntimeError inside SageAttention3, which
+SGLang Diffusion picks as its attention backend on this GPU by default.
+
+sglang generate --model-path ./Qwen-Image --prompt "a lighthouse at dusk"
+/opt/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:283: UserWarning:
+    Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.
+    Minimum and Maximum cuda capability supported by this version of PyTorch is
+    (8.0) - (12.0)
+"""
+
+
+def test_a_harmless_warning_does_not_hide_the_crash_the_user_describes(assistant):
+    """The GB10 capability warning has a diagnosis entry, but the user describes a crash in
+    SageAttention3: the entry about that crash is the lead, and the reason names the warning's entry."""
+    answer = assistant.answer(SPARK_WARNING_THEN_DESCRIBED_CRASH)
+    assert answer.outcome == "lead"
+    assert answer.matches[0].id == "diffusion-sm120-flash-attn-sgl-kernel-unsupported"
+    assert any("dgx-spark-gb10-torch-capability-12-1-warning-harmless" in str(r) for r in answer.reasons)
