@@ -366,6 +366,7 @@ class _State:
     total: int = 0
     log_lines: int = 0
     pending_command: str | None = None
+    command_quoted: bool = False     # the pending command's first line was quoted in Markdown ("> ")
     loose_flags: str | None = None   # "--tp 16 --dp 16 --enable-dp-attention" pasted without a command
     shapes: dict[str, str | None] = field(default_factory=dict)   # line shape -> masked line
     prefix_ends: dict[str, int] = field(default_factory=dict)      # line shape -> prefix length
@@ -406,8 +407,11 @@ def _finish_command(st: _State) -> None:
 def _feed(raw: str, st: _State) -> None:
     st.total += 1
     line = raw.rstrip("\r\n")[:MAX_LINE]
-    if line.lstrip().startswith(">"):
-        line = QUOTE_MARK_RE.sub("", line)   # a log quoted in Markdown ("> ModuleNotFoundError: ...")
+    quoted = line.lstrip().startswith(">")
+    if quoted and (st.pending_command is None or st.command_quoted):
+        # a log quoted in Markdown ("> ModuleNotFoundError: ..."); under a shell command's `\` the
+        # `>` is the command's redirect (`  > ./local.log 2>&1 &`), unless the command was quoted too
+        line = QUOTE_MARK_RE.sub("", line)
     if st.open_message is not None:
         if line[:1] in (" ", "\t") and line.strip() and len(st.open_message[1]) < MESSAGE_LINES:
             st.open_message[1].append(line.strip())
@@ -472,6 +476,7 @@ def _feed(raw: str, st: _State) -> None:
     if st.launch is None and ("sglang" in text or "launch_server" in text) and SGLANG_MARKER_RE.search(text) \
             and not text.startswith("File "):   # a traceback's frame in launch_server.py is not the command
         st.pending_command = text.rstrip("\\").strip()
+        st.command_quoted = quoted
         if not line.rstrip().endswith("\\"):
             _finish_command(st)
     if not st.keep_debug and "DEBUG" in text[:80] and DEBUG_LEVEL_RE.match(text):
