@@ -317,7 +317,8 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
     env = dated_environment(retrieval.analysis)
     matches = [_match(h) for h in retrieval.hits[:top_k]]
     similar = [_match(h) for h in retrieval.similar][:5]
-    primary = retrieval.analysis.primary.text if retrieval.analysis.primary else None
+    root = retrieval.analysis.root_line
+    primary = root.text if root else None
     warnings = [in_language(w, language) for w in flag_warnings(env, registry, retrieval.analysis.user_names)]
     if retrieval.abstain or not retrieval.hits:
         # a lead or unknown: what is known and what to collect, never the entry's steps as the fix

@@ -92,6 +92,10 @@ def launch_command_flags(command: str) -> list[tuple[str, str | None]]:
         return []
     tokens = command[marker.end():].replace("\\\n", " ").split()
     end = next((i for i, token in enumerate(tokens) if token in SHELL_OPERATORS), len(tokens))
+    # a command quoted for a shell (`bash -c '... --enable-multimodal' > x.log`) ends at the quote
+    # that closes the one opened before it
+    opened = [q for q in ("'", '"') if command[:marker.start()].count(q) % 2 == 1]
+    end = next((i + 1 for i, token in enumerate(tokens[:end]) if token[-1:] in opened), end)
     tokens = tokens[:end]
     # a command quoted inside the user's sentence ends where the sentence goes on: at a word in
     # Chinese or an aside in brackets, and after a word that closes the sentence (`--tp 2.`)
@@ -135,8 +139,13 @@ SENTENCE_END_RE = re.compile(r"[^.][.,;]$")
 
 def _unpunctuated(token: str) -> str:
     """A word without the sentence's punctuation after it (`--disable-cuda-graph.` -> the flag);
-    a value that is only dots (`.`, `..`) is a path and stays."""
-    return token.rstrip(".,;") or token
+    a value that is only dots (`.`, `..`) is a path and stays. A quote that closes one opened
+    before the word (`bash -c '... --enable-multimodal'`) is the shell's, not the word's; a
+    quoted value (`--chat-template='x'`) keeps both of its quotes."""
+    token = token.rstrip(".,;") or token
+    if token[-1:] in ("'", '"') and token.count(token[-1]) % 2 == 1 and len(token) > 1:
+        token = token[:-1]
+    return token
 
 
 SHELL_OPERATORS = frozenset({"|", "&&", ";", "2>&1", ">", ">>", "&"})

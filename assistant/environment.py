@@ -183,7 +183,7 @@ def hardware_vote(text: str, bits: int) -> str:
         return ""
     return named[0]
 SERVER_ARGS_KEYS = (
-    "tp_size", "dp_size", "ep_size", "pp_size", "nnodes", "enable_dp_attention", "attention_backend",
+    "model_path", "tp_size", "dp_size", "ep_size", "pp_size", "nnodes", "enable_dp_attention", "attention_backend",
     "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "disaggregation_mode",
     "disaggregation_transfer_backend", "quantization", "kv_cache_dtype", "enable_torch_compile",
     "disable_cuda_graph", "moe_a2a_backend", "deepep_mode", "speculative_algorithm", "context_length",
@@ -338,7 +338,7 @@ class EnvironmentReader:
                 env["cuda_version"] = f"{digits[:-1]}.{digits[-1]}"
         flags: list[str] = []
         if launch:
-            flags = [f if v is None else f"{f} {v}" for f, v in launch_command_flags(launch)]
+            flags = [f if v is None else f"{f} {v}" for f, v in _without_cut_flag(launch, launch_command_flags(launch))]
         elif self.server_args:
             flags = _server_args_flags(self.server_args)
         elif loose_flags:
@@ -363,6 +363,21 @@ def gpu_vendor(gpu: str) -> str:
     if gpu.startswith(("Ascend", "Atlas")):
         return "ascend"
     return "nvidia"
+
+
+def _without_cut_flag(command: str, pairs: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+    """The command's (flag, value) pairs without a last flag that the end of the pasted line cut
+    mid-word (`... --model-path /m --contex`): what the user ran had another flag there, which
+    this one would misname."""
+    if not pairs or pairs[-1][1] is not None or not command.rstrip().endswith(pairs[-1][0]):
+        return pairs
+    from assistant.flags import FlagRegistry   # the registry is read only for such a command
+
+    try:
+        cut = FlagRegistry.load().cut_short(pairs[-1][0])
+    except (OSError, ValueError):
+        return pairs   # no registry (a stripped install): the flag stays as written
+    return pairs[:-1] if cut else pairs
 
 
 def _server_args_flags(server_args: str) -> list[str]:

@@ -188,6 +188,7 @@ class FlagRegistry:
         self.releases = releases
         self._tuples = {v: release_tuple(v) for v in self.versions}
         self._checked: dict[tuple[str, str | None], FlagStatus] = {}   # see check
+        self._every_flag: frozenset[str] | None = None   # see _all_flags
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> FlagRegistry:
@@ -240,6 +241,21 @@ class FlagRegistry:
             else:
                 out[version] = "ok" if verdict.exists else ""
         return out
+
+    def cut_short(self, name: str) -> bool:
+        """`name` is a flag cut off mid-word (`--contex` where a pasted line ends): no release has
+        it, and some release has a flag that begins with it. (argparse would take it as an
+        abbreviation, but what the user ran had the whole word.)"""
+        name = split_value(name)
+        if not name.startswith("--") or len(name) < 3:
+            return False
+        flags = self._all_flags()
+        return name not in flags and any(flag.startswith(name) for flag in flags)
+
+    def _all_flags(self) -> frozenset[str]:
+        if self._every_flag is None:
+            self._every_flag = frozenset().union(*(release.flags for release in self.releases.values()))
+        return self._every_flag
 
     # ----------------------------------------------------------------- checks
 

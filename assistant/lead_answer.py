@@ -184,7 +184,9 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
     steps = for_version(steps_for(components, quiet_log=quiet_log, known_command=known_command,
                                   no_error_lines=no_error_lines, hardware=hardware,
                                   user_flags=analysis.user_names if analysis is not None else (), words=words,
-                                  building=building),
+                                  building=building,
+                                  traceback_cut=analysis is not None and analysis.traceback_cut
+                                  and analysis.root_line is None),
                         version, registry)
     if programs:
         # the paste is another program's: its own tracker first; SGLang's steps only if it is involved

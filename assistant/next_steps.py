@@ -66,6 +66,11 @@ PASTE_THE_ERROR = Sentence("The error itself: your paste tells of it but shows n
                            "error output and the 30 lines before it (`grep -n -m1 -E 'Traceback|Error|error:' server.log`).",
                            "错误本身：你的内容提到了错误，但没有贴出它的任何一行；请贴出 traceback 或错误输出及其前面 30 行"
                            "（`grep -n -m1 -E 'Traceback|Error|error:' server.log`）。")
+# for a traceback the paste cuts off before its exception line: that line is what failed
+TRACEBACK_END = Sentence("The end of the traceback: your paste stops inside it, before the exception line that says what "
+                         "failed (such as `RuntimeError: ...`); paste the traceback down to that line and the lines after it.",
+                         "traceback 的结尾：你贴的内容在 traceback 中间就断了，缺少说明出了什么错的那一行异常（例如 "
+                         "`RuntimeError: ...`）；请把 traceback 一直贴到那一行，以及它后面的几行。")
 TELLS_OF_ERROR_RE = re.compile(r"\b(?:errors?|exceptions?|traceback|fail(?:s|ed|ing|ure)?|crash(?:es|ed)?)\b|报错|错误|异常|失败|崩溃",
                                re.I)
 # the user's words say the log holds no error ("no errors or warnings in the log", "日志里没有报错")
@@ -339,14 +344,17 @@ FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 
 def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known_command: bool = False,
               no_error_lines: bool = False, hardware: str | None = None,
-              user_flags=frozenset(), words: str = "", building: bool = False) -> list[Sentence]:
+              user_flags=frozenset(), words: str = "", building: bool = False,
+              traceback_cut: bool = False) -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
     generic ones to fill up; each says which component it is for. `quiet_log`: the user says the
     log shows no error, so the step that looks for the first one asks for more log instead;
     `no_error_lines`: the report shows no error at all, so it asks for the error when the user's
     `words` tell of one, else (wrong output, a slow or silent server) for a request that shows it;
     `known_command`: the paste has the launch command already; `user_flags`: the flags they pass;
-    `building`: the paste is a package built from source (`BUILD_RE`), so its steps come first."""
+    `building`: the paste is a package built from source (`BUILD_RE`), so its steps come first;
+    `traceback_cut`: the paste's traceback stops before its exception line and shows no other
+    error, so the first thing to ask for is the end of that traceback."""
     if building:
         return list(BUILD_STEPS[:limit])
     error_untold = no_error_lines and not quiet_log and bool(TELLS_OF_ERROR_RE.search(words))
@@ -354,11 +362,14 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
         steps = STEPS.get(name)
         if steps:
             own = [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps]
-            return ([PASTE_THE_ERROR] + own if error_untold else own)[:limit]
+            return ([TRACEBACK_END] + own if traceback_cut else [PASTE_THE_ERROR] + own if error_untold
+                    else own)[:limit]
     request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
-    first_error = (QUIET_LOG if quiet_log else PASTE_THE_ERROR if error_untold else request if no_error_lines
-                   else GENERIC[1])
+    first_error = (TRACEBACK_END if traceback_cut else QUIET_LOG if quiet_log else PASTE_THE_ERROR if error_untold
+                   else request if no_error_lines else GENERIC[1])
     generic = [environment_step(hardware), first_error] + ([] if known_command else [GENERIC[2]])
+    if traceback_cut:   # the one thing that tells what failed comes first
+        generic.insert(0, generic.pop(1))
     return generic[:limit]
 
 

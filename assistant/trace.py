@@ -171,6 +171,8 @@ class Analysis:
     # line numbers of "During handling of the above exception" / "The above exception was the direct
     # cause": an exception after one was raised while handling (or from) the one before it
     chain_lines: tuple[int, ...] = ()
+    # the paste ends inside a traceback, before the exception line that says what failed
+    traceback_cut: bool = False
 
     @property
     def from_other_program(self) -> bool:
@@ -202,6 +204,13 @@ class Analysis:
     @property
     def primary(self) -> ErrorLine | None:
         return self.errors[0] if self.errors else None
+
+    @property
+    def root_line(self) -> ErrorLine | None:
+        """The error line the answer shows as the root error: the first one that is not the user's
+        own telling of the failure (a report's title, a caption, a paragraph: `tells_of_failure`).
+        None when the paste shows no error line of a program."""
+        return next((e for e in self.errors if not tells_of_failure(e)), None)
 
     @property
     def stopping_errors(self) -> tuple[ErrorLine, ...]:
@@ -366,6 +375,7 @@ class _State:
     total: int = 0
     log_lines: int = 0
     pending_command: str | None = None
+    command_quoted: bool = False     # the pending command's first line was quoted in Markdown ("> ")
     loose_flags: str | None = None   # "--tp 16 --dp 16 --enable-dp-attention" pasted without a command
     shapes: dict[str, str | None] = field(default_factory=dict)   # line shape -> masked line
     prefix_ends: dict[str, int] = field(default_factory=dict)      # line shape -> prefix length
@@ -406,8 +416,11 @@ def _finish_command(st: _State) -> None:
 def _feed(raw: str, st: _State) -> None:
     st.total += 1
     line = raw.rstrip("\r\n")[:MAX_LINE]
-    if line.lstrip().startswith(">"):
-        line = QUOTE_MARK_RE.sub("", line)   # a log quoted in Markdown ("> ModuleNotFoundError: ...")
+    quoted = line.lstrip().startswith(">")
+    if quoted and (st.pending_command is None or st.command_quoted):
+        # a log quoted in Markdown ("> ModuleNotFoundError: ..."); under a shell command's `\` the
+        # `>` is the command's redirect (`  > ./local.log 2>&1 &`), unless the command was quoted too
+        line = QUOTE_MARK_RE.sub("", line)
     if st.open_message is not None:
         if line[:1] in (" ", "\t") and line.strip() and len(st.open_message[1]) < MESSAGE_LINES:
             st.open_message[1].append(line.strip())
@@ -472,6 +485,7 @@ def _feed(raw: str, st: _State) -> None:
     if st.launch is None and ("sglang" in text or "launch_server" in text) and SGLANG_MARKER_RE.search(text) \
             and not text.startswith("File "):   # a traceback's frame in launch_server.py is not the command
         st.pending_command = text.rstrip("\\").strip()
+        st.command_quoted = quoted
         if not line.rstrip().endswith("\\"):
             _finish_command(st)
     if not st.keep_debug and "DEBUG" in text[:80] and DEBUG_LEVEL_RE.match(text):
@@ -700,11 +714,44 @@ def _without_chinese_tail(text: str) -> str:
     return text[:cut.start()]
 
 
+# where the user's sentence goes on after an exception they quote on the same line ("... no attribute
+# 'num_token_non_padded' after I upgraded to 0.5.18, what do I do?"): a clause in the first person
+# (programs do not say "I", nor "after we"), or a question put to the reader. A comma or an "after"
+# alone is no such clause: messages have them ("expected 2, got 3", "after 3 retries").
+_USER_CLAUSE_RE = re.compile(
+    r"[\s,;.!]+(?=(?:(?i:after|when|since|while|because|once|but|and|so|then|whenever|every time|as soon as)\s+"
+    r"(?:I|we|my|our)(?:'m|'ve|'d|'ll|'re)?|I(?:'m|'ve|'d|'ll)?|[Mm]y)\s)"
+    r"|[,;.!]\s+(?=(?i:so\s+|and\s+|but\s+)?(?i:what|how|why|any\s*(?:one|body|idea|ideas|help|suggestions?)|"
+    r"can\s+(?:you|someone|anyone)|could\s+(?:you|someone|anyone)|please\s+help|is\s+(?:this|there|it)|"
+    r"does\s+anyone)\b[^.!]*\?)")
+_QUOTED_SPAN_RE = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+
+
+def _without_english_tail(text: str) -> str:
+    """An exception line without the user's English sentence that goes on after its message on the
+    same line; the message as raised (what the class and the words inside quotes say) stays whole."""
+    start = text.find(": ") + 2
+    if start < 2:
+        return text
+    quoted = [m.span() for m in _QUOTED_SPAN_RE.finditer(text, start)]
+    for clause in _USER_CLAUSE_RE.finditer(text, start):
+        if not any(a <= clause.start() < b for a, b in quoted):
+            return text[:clause.start()].rstrip(" ,;") if clause.start() > start else text
+    return text
+
+
 def _add_error(st: _State, text: str, kind: str, masked: str | None = None) -> None:
     if "，" in text or "。" in text or "？" in text or "！" in text or "；" in text:
         shorter = _without_chinese_tail(text)
         if shorter != text:
             st.prose.append(text[len(shorter):].lstrip(" ，。？！；"))   # the user's words, still theirs
+            text, masked = shorter, None
+    if kind == "exception" and " " in text:
+        shorter = _without_english_tail(text)
+        if shorter != text:
+            tail = text[len(shorter):].lstrip(" ,;.!")
+            if not any(tail in words for words in st.prose[-3:]):
+                st.prose.append(tail)   # the user's words, still theirs (unless their line is kept whole)
             text, masked = shorter, None
     masked = masked or mask(text)
     if masked in st.errors:
@@ -820,6 +867,20 @@ def _short_remark(text: str) -> bool:
     words = stripped.split()
     limit = 6 if stripped != text else 3
     return 1 <= len(words) <= limit and all(_LOWER_WORD_RE.fullmatch(w) for w in words)
+
+
+# the words a person tells a failure with ("the model crashes", "crash info", "it gets stuck"): a
+# line is an error line by them alone only when a program printed it
+NARRATIVE_FAILURE_RE = re.compile(r"\b(?:[Ff]ail(?:s|ed|ing|ure)?|[Cc]rash\w*|[Hh]angs?|[Ss]tuck)\b|报错|失败|错误|卡住|崩溃|超时")
+
+
+def tells_of_failure(error: ErrorLine) -> bool:
+    """An error line that is the user's own words telling of a failure, not a program's line: a
+    sentence (a title, a caption, a paragraph) that is fatal only by a word like "crashes" and
+    quotes no error ("The process crashes with a RuntimeError inside SageAttention3")."""
+    text = error.text
+    return (error.kind == "fatal" and looks_like_sentence(text) and not QUOTED_EXCEPTION_RE.search(text)
+            and not FATAL_RE.search(FLAG_NAME_RE.sub(" ", NARRATIVE_FAILURE_RE.sub(" ", text))))
 
 
 def looks_like_sentence(text: str) -> bool:
@@ -942,6 +1003,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         serving_lines=st.serving_lines,
         ready=st.ready,
         chain_lines=tuple(st.chain_lines),
+        traceback_cut=st.in_traceback and bool(st.tb_frames),
     )
 
 
