@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from assistant.commands import sglang_names
 from assistant.deps import DependencyAdvice
@@ -313,8 +313,32 @@ def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:
     return answer
 
 
+def paste_releases(analysis) -> tuple:
+    """(the releases the paste's run can be, what dated it) with no version line: the releases
+    its traceback's SGLang files exist in, narrowed to those that print its SGLang message (only
+    0.5.14 and 0.5.15 print `extra_buffer needs CUDA/MUSA/NPU (FLA).`); (None, None) when neither
+    says anything."""
+    frames = release_range(analysis.sglang_frames)
+    origin = paste_origin(analysis)
+    said = message_range(origin.releases) if origin is not None and origin.is_sglang else None
+    if frames is None:
+        return said, ("message" if said else None)
+    narrowed = frames.narrowed(said)
+    return narrowed, ("both" if narrowed.releases != frames.releases else "traceback")
+
+
+def dated_paste_environment(analysis):
+    """The environment the paste shows, dated by `paste_releases` when it has no version line:
+    the Detected line and the origin's releases then tell one range."""
+    env = dated_environment(analysis)
+    if env.sglang_version:
+        return env
+    releases, basis = paste_releases(analysis)
+    return replace(env, sglang_releases=releases.describe(), sglang_releases_by=basis) if releases else env
+
+
 def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, language: str = "en") -> Answer:
-    env = dated_environment(retrieval.analysis)
+    env = dated_paste_environment(retrieval.analysis)
     matches = [_match(h) for h in retrieval.hits[:top_k]]
     similar = [_match(h) for h in retrieval.similar][:5]
     root = retrieval.analysis.root_line
@@ -339,13 +363,8 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
     if top.kind != "entry":
         return _compose_from_unit(retrieval, matches, similar, warnings, primary, registry)
     version = env.sglang_version
-    # no version line: the releases the traceback's files date it to still rule steps out
-    dated = release_range(retrieval.analysis.sglang_frames) if not version else None
-    if not version:
-        # the SGLang message itself may exist only in some releases (0.5.14 and 0.5.15 alone print it)
-        origin = paste_origin(retrieval.analysis)
-        said = message_range(origin.releases) if origin is not None and origin.is_sglang else None
-        dated = said if dated is None else dated.narrowed(said)
+    # no version line: the releases the traceback's files and its message date it to still rule steps out
+    dated = paste_releases(retrieval.analysis)[0] if not version else None
     fix, dropped = [], []
     for step in fitting_steps(meta["fix"], retrieval.analysis.masked_lines,
                               families=paste_families(retrieval.analysis)):
@@ -403,7 +422,7 @@ def _compose_from_unit(retrieval, matches, similar, warnings, primary, registry=
     (assistant.issue_answer); a document (or an issue indexed before resolutions were read) is
     pointed at, with no invented fix."""
     top = retrieval.hits[0]
-    env = dated_environment(retrieval.analysis)
+    env = dated_paste_environment(retrieval.analysis)
     if top.kind == "issue" and isinstance(top.meta.get("resolution"), dict):
         from assistant.issue_answer import issue_answer
 
@@ -423,6 +442,6 @@ def _compose_from_unit(retrieval, matches, similar, warnings, primary, registry=
     fix = [f"Read {top.url or top.meta.get('path', top.unit_id)}: it reports the same error"
            + (" and how it was resolved." if top.meta.get("resolved") else ".")]
     return Answer(matches=matches, abstained=False, diagnosis=diagnosis, fix=fix, warnings=warnings,
-                  citations=[top.url or top.unit_id], detected=dated_environment(retrieval.analysis),
+                  citations=[top.url or top.unit_id], detected=env,
                   confidence=retrieval.confidence, similar_issues=similar, primary_error=primary,
                   next_steps=list(COLLECT_NEXT[:2]))

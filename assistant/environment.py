@@ -201,12 +201,16 @@ class Environment:
     flags: tuple[str, ...] = ()  # "--tp 8", "--enable-dp-attention", as the user wrote them
     launch_command: str | None = None
     sglang_releases: str | None = None   # no version line: what the traceback's frames allow
+    # what dated it: "traceback" (its SGLang files), "message" (the releases that print its SGLang
+    # message) or "both"
+    sglang_releases_by: str | None = None
 
     def to_dict(self) -> dict:
         return {"sglang_version": self.sglang_version, "torch_version": self.torch_version,
                 "cuda_version": self.cuda_version, "flashinfer_version": self.flashinfer_version,
                 "gpu": self.gpu, "hardware": self.hardware, "flags": list(self.flags),
-                "launch_command": self.launch_command, "sglang_releases": self.sglang_releases}
+                "launch_command": self.launch_command, "sglang_releases": self.sglang_releases,
+                "sglang_releases_by": self.sglang_releases_by}
 
 
 def _first(res, text):

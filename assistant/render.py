@@ -27,7 +27,9 @@ def _detected_line(answer: Answer) -> str:
     if env.sglang_version:
         parts.append(f"SGLang {env.sglang_version}")
     elif env.sglang_releases:
-        parts.append(f"SGLang {env.sglang_releases} ({answer.label('by_traceback_files')})")
+        basis = {"message": "by_message", "both": "by_traceback_and_message"}.get(env.sglang_releases_by,
+                                                                               "by_traceback_files")
+        parts.append(f"SGLang {env.sglang_releases} ({answer.label(basis)})")
     if env.torch_version:
         parts.append(f"torch {env.torch_version}")
     if env.cuda_version:

@@ -142,3 +142,25 @@ def test_a_release_inside_the_affected_range_is_in_scope_even_after_a_partial_fi
     # an entry without such a range: a release at or after the fix is fixed
     assert scope_fits(Version("0.5.10"), None, "0.5.9") == "fixed"
     assert scope_fits(Version("0.5.10"), ">=0.5.0", "0.5.9") == "fixed"
+
+
+WARMUP_403_NO_VERSION = """\
+The server quits by itself right after start-up, no version line in my log:
+[2025-02-20 09:10:11] Initialization failed. warmup error: Traceback (most recent call last):
+  File "/opt/venv/lib/python3.11/site-packages/sglang/srt/entrypoints/http_server.py", line 548, in _wait_and_warmup
+    assert res.status_code == 200, f"{res=}, {res.text=}"
+AssertionError: res=<Response [403]>, res.text='<html><body>403 Forbidden</body></html>'
+Killed
+"""
+
+
+def test_the_detected_releases_and_the_message_origin_tell_one_range(assistant):
+    """The traceback's file dates the run to 0.4.2 or later, the assertion's wording exists only up to
+    0.4.8: the Detected line says the range both allow, as 'Where it comes from' does."""
+    from assistant.render import render_text
+
+    answer = assistant.answer(WARMUP_403_NO_VERSION)
+    assert answer.detected.sglang_releases == "0.4.2 to 0.4.8"
+    assert answer.detected.sglang_releases_by == "both"
+    text = render_text(answer)
+    assert "SGLang 0.4.2 to 0.4.8 (by the files in your traceback and the releases that print its message)" in text
