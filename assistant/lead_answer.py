@@ -361,6 +361,9 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         steps = [say(ASK_FOR_ERROR),
                  say(("The flags of your release: `python3 -m sglang.launch_server --help`.",
                       "你所用版本的全部参数：`python3 -m sglang.launch_server --help`。"))]
+        # the answer stands on its own: reasons would sit under "why the closest entry is not the
+        # fix", naming an error entry (a crash) that a how-to question never asked about
+        known["reasons"] = []
         return NotConfirmed(outcome, diagnosis, steps, **known)
     closest = ", ".join(f"{m.id} ({m.score:.2f})" for m in matches[:3])
     diagnosis = say((
