@@ -27,6 +27,7 @@ from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
 from assistant.next_steps import BUILD_RE, QUIET_LOG_RE, environment_step, for_version, steps_for
 from assistant.retrieve import Hit, Retrieval
+from assistant.ruled_out import ruled_out_components
 from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
 from assistant.text import CHINESE_CHAR_RE, mask
@@ -339,7 +340,11 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         elif symptom:
             diagnosis += say((f" It applies if what you see is this: {symptom}.",
                               f"如果你看到的现象是这样，它就适用：{confirm_symptom(retrieval.hits[0], chinese=True)}。"))
-        steps = _next_steps(components, module, version, registry, language, quiet_log, programs, analysis)
+        # the lead's own text may say a component the paste names plays no part (its wrong advice
+        # blames DeepEP, its fact says DeepEP never runs): that component's debugging is no next step
+        excluded = ruled_out_components(retrieval.hits[0].meta) if top.kind == "entry" else frozenset()
+        steps = _next_steps([name for name in components if name not in excluded], module, version, registry,
+                            language, quiet_log, programs, analysis)
         # the steps stay out of a lead's answer; a user who confirms an entry reads them apart. A
         # paste from another program alone cannot confirm an SGLang entry: no such pointer then
         where = ((f": `ask kb show {top.id}` prints its steps (they are", f"：`ask kb show {top.id} --lang zh` 会列出它的步骤（")
