@@ -30,6 +30,7 @@ from assistant.retrieve import Hit, Retrieval
 from assistant.ruled_out import ruled_out_components
 from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
+from assistant.thread_dump import is_thread_dump_tail
 from assistant.text import CHINESE_CHAR_RE, mask
 from assistant.trace import Analysis, looks_like_sentence
 from assistant.wording import Sentence, in_language
@@ -185,7 +186,9 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
     steps = for_version(steps_for(components, quiet_log=quiet_log, known_command=known_command,
                                   no_error_lines=no_error_lines, hardware=hardware,
                                   user_flags=analysis.user_names if analysis is not None else (), words=words,
-                                  building=building),
+                                  building=building,
+                                  dump_tail=analysis is not None and is_thread_dump_tail(analysis.masked_lines,
+                                                                                         bool(analysis.errors))),
                         version, registry)
     if programs:
         # the paste is another program's: its own tracker first; SGLang's steps only if it is involved

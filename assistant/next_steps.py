@@ -66,6 +66,16 @@ PASTE_THE_ERROR = Sentence("The error itself: your paste tells of it but shows n
                            "error output and the 30 lines before it (`grep -n -m1 -E 'Traceback|Error|error:' server.log`).",
                            "错误本身：你的内容提到了错误，但没有贴出它的任何一行；请贴出 traceback 或错误输出及其前面 30 行"
                            "（`grep -n -m1 -E 'Traceback|Error|error:' server.log`）。")
+# for a paste that is only the tail of a thread dump (`assistant.thread_dump`): its error is above it
+PASTE_ABOVE_THE_DUMP = Sentence(
+    "Your paste is the end of a Python thread dump (faulthandler's `Thread 0x... (most recent call first):` blocks), "
+    "which only shows where each thread was waiting. The error is above the dump: paste the `Fatal Python error: ...` "
+    "line (or faulthandler's `Timeout (...)!` line) and the 30 lines before the first `Thread 0x...` or "
+    "`Current thread 0x...` line (`grep -n -m1 -B30 -E 'Fatal Python error|Current thread 0x|^Thread 0x' server.log`).",
+    "你贴的是 Python 线程转储（faulthandler 打印的 `Thread 0x... (most recent call first):` 段落）的末尾，它只显示每个线程停在哪里。"
+    "错误在转储的上面：请贴出 `Fatal Python error: ...` 这一行（或 faulthandler 的 `Timeout (...)!` 行），以及第一个 "
+    "`Thread 0x...` 或 `Current thread 0x...` 行之前的 30 行"
+    "（`grep -n -m1 -B30 -E 'Fatal Python error|Current thread 0x|^Thread 0x' server.log`）。")
 TELLS_OF_ERROR_RE = re.compile(r"\b(?:errors?|exceptions?|traceback|fail(?:s|ed|ing|ure)?|crash(?:es|ed)?)\b|报错|错误|异常|失败|崩溃",
                                re.I)
 # the user's words say the log holds no error ("no errors or warnings in the log", "日志里没有报错")
@@ -339,26 +349,31 @@ FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 
 def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known_command: bool = False,
               no_error_lines: bool = False, hardware: str | None = None,
-              user_flags=frozenset(), words: str = "", building: bool = False) -> list[Sentence]:
+              user_flags=frozenset(), words: str = "", building: bool = False,
+              dump_tail: bool = False) -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
     generic ones to fill up; each says which component it is for. `quiet_log`: the user says the
     log shows no error, so the step that looks for the first one asks for more log instead;
     `no_error_lines`: the report shows no error at all, so it asks for the error when the user's
     `words` tell of one, else (wrong output, a slow or silent server) for a request that shows it;
     `known_command`: the paste has the launch command already; `user_flags`: the flags they pass;
-    `building`: the paste is a package built from source (`BUILD_RE`), so its steps come first."""
+    `building`: the paste is a package built from source (`BUILD_RE`), so its steps come first;
+    `dump_tail`: the paste is only the end of a thread dump (`assistant.thread_dump`), so the first
+    thing to get is what was above it, not a request that shows a problem."""
     if building:
         return list(BUILD_STEPS[:limit])
     error_untold = no_error_lines and not quiet_log and bool(TELLS_OF_ERROR_RE.search(words))
+    missing = PASTE_ABOVE_THE_DUMP if dump_tail else PASTE_THE_ERROR if error_untold else None
     for name in components:
         steps = STEPS.get(name)
         if steps:
             own = [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps]
-            return ([PASTE_THE_ERROR] + own if error_untold else own)[:limit]
+            return ([missing] + own if missing else own)[:limit]
     request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
-    first_error = (QUIET_LOG if quiet_log else PASTE_THE_ERROR if error_untold else request if no_error_lines
-                   else GENERIC[1])
-    generic = [environment_step(hardware), first_error] + ([] if known_command else [GENERIC[2]])
+    first_error = (missing or (QUIET_LOG if quiet_log else request if no_error_lines else GENERIC[1]))
+    # what was cut off above a thread dump is the one thing to go on: it comes first
+    generic = ([first_error, environment_step(hardware)] if dump_tail else [environment_step(hardware), first_error])
+    generic += [] if known_command else [GENERIC[2]]
     return generic[:limit]
 
 
