@@ -326,7 +326,8 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
         known = not_confirmed(retrieval, matches, registry, language)
         return Answer(matches=matches, abstained=True, diagnosis=known.diagnosis, fix=[],
                       warnings=warnings, citations=[], detected=env, confidence=retrieval.confidence,
-                      next_steps=known.next_steps, similar_issues=similar, primary_error=primary,
+                      next_steps=known.next_steps, similar_issues=similar,
+                      primary_error=None if known.no_failure else primary,   # a warning is no root error
                       outcome=known.outcome, reasons=known.reasons, question=known.question,
                       failing_components=known.failing_components,
                       failing_module=known.failing_module, failing_function=known.failing_function,

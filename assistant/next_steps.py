@@ -61,6 +61,29 @@ SHOW_A_REQUEST = Sentence(_REQUEST[0].format(how="launch with `--log-requests`")
                           _REQUEST[1].format(how="启动时加 `--log-requests`"))
 SHOW_A_LOGGED_REQUEST = Sentence(_REQUEST[0].format(how="your `--log-requests` prints them"),
                                  _REQUEST[1].format(how="你已经加了 `--log-requests`，日志里就有"))
+# for a server that started and a question about how it runs (`next_for_kind`): a slow server is
+# measured and its launch checked for what it turns off, before anything is changed
+SLOW_STEPS = (
+    Sentence("Measure it: time one request end to end, or run SGLang's benchmark against the running server "
+             "(`python3 -m sglang.bench_serving`, `-h` lists its options), and compare with a published figure for "
+             "this model on this GPU; say which number is low: time to the first token, tokens per second, or "
+             "seconds per image.",
+             "先量一下：计时一个请求从发出到完成的时间，或对正在运行的服务跑 SGLang 的 benchmark"
+             "（`python3 -m sglang.bench_serving`，`-h` 列出它的参数），再和这个模型在这种 GPU 上公开的数字比较；"
+             "说明是哪个数字偏低：首 token 时间、每秒 token 数，还是每张图的秒数。"),
+    Sentence("What the launch turns off or caps: `--disable-cuda-graph`, `--disable-radix-cache` or a small "
+             "`--max-running-requests` cost speed, and the start-up lines name the attention backend it picked "
+             "(a fallback such as torch SDPA is slower than the GPU's own kernels).",
+             "启动命令关掉或限制了什么：`--disable-cuda-graph`、`--disable-radix-cache` 或很小的 "
+             "`--max-running-requests` 都会降低速度；启动日志会写出它选的注意力后端（torch SDPA 这类回退实现比 GPU 专用内核慢）。"),
+    Sentence("Whether the GPU is busy while requests run: `nvidia-smi dmon -s u`; low utilisation points at the "
+             "client (too few requests at once) or the CPU side, not at the GPU.",
+             "请求运行时 GPU 是否忙：`nvidia-smi dmon -s u`；利用率低说明瓶颈在客户端（同时发出的请求太少）或 CPU 一侧，不在 GPU。"),
+)
+# for a server that started and a paste that asks about nothing that went wrong
+NOTHING_FAILED = Sentence("Nothing in your paste failed. If something does go wrong, paste that error (or the request "
+                          "that shows it) and the 30 lines before it.",
+                          "你贴的内容里没有失败的地方。如果之后出了问题，请贴出那个错误（或能复现它的请求）及其前面 30 行。")
 # for a report that tells of an error in words and shows none of its lines
 PASTE_THE_ERROR = Sentence("The error itself: your paste tells of it but shows none of its lines; paste the traceback or "
                            "error output and the 30 lines before it (`grep -n -m1 -E 'Traceback|Error|error:' server.log`).",
@@ -399,3 +422,20 @@ def for_version(steps: list[Sentence], version: str | None, registry) -> list[Se
         if step:
             out.append(step)
     return out
+
+
+def next_for_kind(kinds, hardware: str | None = None, user_flags=frozenset(), limit: int = MAX_STEPS) -> list[Sentence]:
+    """Next steps for a server that started and a user who asks about how it runs: by the kind of
+    problem their words name (`assistant.failure_kind`): measuring for slowness, a dump of where it
+    waits for a hang, the request for wrong output; with none, that nothing failed. The environment
+    step closes the list."""
+    request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
+    if "slow" in kinds:
+        steps = list(SLOW_STEPS)
+    elif "hang" in kinds:
+        steps = [QUIET_LOG]
+    elif "wrong output" in kinds:
+        steps = [request]
+    else:
+        steps = [NOTHING_FAILED]
+    return steps[:limit] + [environment_step(hardware)]
