@@ -126,7 +126,6 @@ def _heading(answer: Answer) -> list[str]:
     return lines
 
 
-@_page_safe_result
 def _field(answer: Answer, key: str) -> str:
     """A bold label before its value, with the colon of the reader's language (Chinese uses the
     full-width one, which needs no space after it)."""
@@ -134,6 +133,7 @@ def _field(answer: Answer, key: str) -> str:
     return f"**{answer.label(key)}{mark}**" + (" " if mark == ":" else "")
 
 
+@_page_safe_result
 def answer_markdown(answer: Answer) -> str:
     """The chat reply: the matched problem, what went wrong, the fix, warnings, next steps."""
     out = _heading(answer)
