@@ -133,7 +133,9 @@ class Answer:
         if self.outcome == LEAD:
             return self.label("why_lead")
         top = self.matches[0] if self.matches else None
-        if top is not None and top.kind == "entry":
+        # a how-to question's answer stands on its own: the closest entry is an error's (a crash)
+        # that the question never asked about, so the heading names none
+        if top is not None and top.kind == "entry" and not self.question:
             return self.label("why_not_closest").format(ref=f"kb:{top.id}")
         return self.label("why_unknown")
 

@@ -12,7 +12,7 @@ unless the paste shows the server up after the warning the entry explains and no
 warning is harmless and the next steps serve what the user asks about (`assistant.started_after_warning`).
 A component the lead's own entry rules out (`assistant.ruled_out`) gets no next steps. A how-to
 question gets the related reading and the flags it is about with SGLang's own help text
-(`assistant.flag_reference`), no fix, and names no error entry as the closest.
+(`assistant.flag_reference`), no fix.
 """
 
 from __future__ import annotations
@@ -395,9 +395,6 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         steps = [say(ASK_FOR_ERROR),
                  say(("The flags of your release: `python3 -m sglang.launch_server --help`.",
                       "你所用版本的全部参数：`python3 -m sglang.launch_server --help`。"))]
-        # the answer stands on its own: reasons would sit under "why the closest entry is not the
-        # fix", naming an error entry (a crash) that a how-to question never asked about
-        known["reasons"] = []
         return NotConfirmed(outcome, diagnosis, steps, **known)
     closest = ", ".join(f"{m.id} ({m.score:.2f})" for m in matches[:3])
     diagnosis = say((
