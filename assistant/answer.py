@@ -133,7 +133,9 @@ class Answer:
         if self.outcome == LEAD:
             return self.label("why_lead")
         top = self.matches[0] if self.matches else None
-        if top is not None and top.kind == "entry":
+        # a how-to question's answer stands on its own: the closest entry is an error's (a crash)
+        # that the question never asked about, so the heading names none
+        if top is not None and top.kind == "entry" and not self.question:
             return self.label("why_not_closest").format(ref=f"kb:{top.id}")
         return self.label("why_unknown")
 
@@ -351,7 +353,8 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
         known = not_confirmed(retrieval, matches, registry, language)
         return Answer(matches=matches, abstained=True, diagnosis=known.diagnosis, fix=[],
                       warnings=warnings, citations=[], detected=env, confidence=retrieval.confidence,
-                      next_steps=known.next_steps, similar_issues=similar, primary_error=primary,
+                      next_steps=known.next_steps, similar_issues=similar,
+                      primary_error=None if known.no_failure else primary,   # a warning is no root error
                       outcome=known.outcome, reasons=known.reasons, question=known.question,
                       failing_components=known.failing_components,
                       failing_module=known.failing_module, failing_function=known.failing_function,

@@ -33,7 +33,9 @@ KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(patt
              r"\b(?:throughput|performance|tokens?/s|speed)\b[^.;\n]{0,40}\b(?:drop\w*|fell|falls?|declin\w*|decreas\w*|regress\w*|degrad\w*)|"
              r"\b(?:drop|declin\w*|decrease|regression|degradation) in (?:throughput|performance|speed)|"
              r"\b(?:throughput|performance|speed|latency)\b (?:is |was |gets? |got |became )?(?:much |far |\d+x )?(?:worse|poor)\b|"
-             r"high latency|latency (?:spikes?|regress\w*)|变慢|掉速|性能下降|吞吐.{0,6}(?:下降|降低)"),
+             r"high latency|latency (?:spikes?|regress\w*)|变慢|掉速|性能下降|吞吐.{0,6}(?:下降|降低)|"
+             # "生成图片很慢", "速度太慢": the plain Chinese way to say it is slow
+             r"(?:很|太|好|非常|特别|比较|有点|超级)慢|速度.{0,4}慢"),
     # the process ends: any error can, so only the words and lines that say so; an out-of-memory
     # or an illegal memory access ends it too, so those kinds agree with it (`kind_conflict`)
     ("crash", r"\bcrash(?:es|ed|ing)?\b|\bsegfault\w*|Segmentation fault|core dumped|"

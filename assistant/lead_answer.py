@@ -7,8 +7,11 @@ the module of an SGLang class the paste names), the detected
 version and flags, similar GitHub reports, and two or three things to collect or try next for
 that component (`assistant.next_steps`). A lead also says what in the user's log would confirm
 it: one of the entry's own error lines that the log does not show yet; a lead on a diagnosis
-entry shows that entry's steps as the next steps (they find the failure, they do not fix it). A
-how-to question gets the related reading and the flags it is about with SGLang's own help text
+entry shows that entry's steps as the next steps (they find the failure, they do not fix it),
+unless the paste shows the server up after the warning the entry explains and no failure: then the
+warning is harmless and the next steps serve what the user asks about (`assistant.started_after_warning`).
+A component the lead's own entry rules out (`assistant.ruled_out`) gets no next steps. A how-to
+question gets the related reading and the flags it is about with SGLang's own help text
 (`assistant.flag_reference`), no fix.
 """
 
@@ -25,10 +28,13 @@ from assistant.decision import failing_components as components_of
 from assistant.environment import named_programs, program_names
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
-from assistant.next_steps import BUILD_RE, QUIET_LOG_RE, environment_step, for_version, steps_for
+from assistant.next_steps import BUILD_RE, QUIET_LOG_RE, environment_step, for_version, next_for_kind, steps_for
 from assistant.retrieve import Hit, Retrieval
+from assistant.ruled_out import ruled_out_components
+from assistant.started_after_warning import asked_kinds, started_after_warnings
 from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
+from assistant.thread_dump import is_thread_dump_tail
 from assistant.text import CHINESE_CHAR_RE, mask
 from assistant.trace import Analysis, looks_like_sentence
 from assistant.wording import Sentence, in_language
@@ -48,6 +54,7 @@ class NotConfirmed:
     confirm_if: list[str] = field(default_factory=list)
     named_class: tuple[str, str] | None = None   # (class, module) the paste names, with no traceback
     flags: list[FlagReference] = field(default_factory=list)   # a question's flags, with their help
+    no_failure: bool = False   # the paste shows no failure (warnings, then the server up): no root error to show
 
 # components that are not specific but still say where to look (cuda-graph: bisect the capture)
 GENERAL_WITH_STEPS = ("cuda-graph", "cuda")
@@ -186,7 +193,9 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                                   user_flags=analysis.user_names if analysis is not None else (), words=words,
                                   building=building,
                                   traceback_cut=analysis is not None and analysis.traceback_cut
-                                  and analysis.root_line is None),
+                                  and analysis.root_line is None,
+                                  dump_tail=analysis is not None and is_thread_dump_tail(analysis.masked_lines,
+                                                                                         bool(analysis.errors))),
                         version, registry)
     if programs:
         # the paste is another program's: its own tracker first; SGLang's steps only if it is involved
@@ -297,6 +306,27 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         steps += [say((f"Source: {url}", f"来源：{url}")) for url in links]
         steps.append(say(ASK_FOR_ERROR))
         return NotConfirmed(outcome, diagnosis, steps, **known)
+    if outcome == LEAD and decision.diagnosis and not decision.checked_at and started_after_warnings(analysis):
+        # the entry finds the failure behind a warning; the paste shows the server up after it and
+        # no failure: nothing to find, and the user's own question decides the next steps
+        top = matches[0]
+        started = (("your paste shows `The server is fired up and ready to roll!`", "你贴的内容里有 `The server is fired up and ready to roll!`")
+                   if analysis.ready else ("your paste shows it serving batches", "你贴的内容里有它处理 batch 的日志"))
+        diagnosis = say((
+            f"Not the cause: \"{top.title}\" ({_reference(top)}) explains the warning in your paste. Your server "
+            f"started after it ({started[0]}) and your paste shows no failure, so the warning is harmless here "
+            "and there is nothing to fix; the steps below are for what you ask about.",
+            f"不是原因：条目{_quoted_zh(top.title_zh or top.title)}（{_reference(top)}）解释了你贴的内容里的警告。"
+            f"警告之后你的服务正常启动了（{started[1]}），而且没有任何失败，所以这个警告在这里是无害的，没有需要修复的东西；"
+            "下面的步骤针对你问的问题。"))
+        known["reasons"] = [in_language(Sentence(
+            "Your paste shows only a warning, and the server started after it: there is no failure behind it for "
+            "this entry's steps to find.",
+            "你贴的内容里只有警告，而且之后服务正常启动了：没有需要这个条目的步骤去查找的故障。"), language)]
+        steps = for_version(next_for_kind(asked_kinds(analysis), analysis.environment.hardware, analysis.user_names),
+                            version, registry)
+        return NotConfirmed(outcome, diagnosis, [in_language(step, language) for step in steps], no_failure=True,
+                            **known)
     if outcome == LEAD and decision.diagnosis:
         top = matches[0]
         if decision.checked_at:
@@ -341,7 +371,11 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         elif symptom:
             diagnosis += say((f" It applies if what you see is this: {symptom}.",
                               f"如果你看到的现象是这样，它就适用：{confirm_symptom(retrieval.hits[0], chinese=True)}。"))
-        steps = _next_steps(components, module, version, registry, language, quiet_log, programs, analysis)
+        # the lead's own text may say a component the paste names plays no part (its wrong advice
+        # blames DeepEP, its fact says DeepEP never runs): that component's debugging is no next step
+        excluded = ruled_out_components(retrieval.hits[0].meta) if top.kind == "entry" else frozenset()
+        steps = _next_steps([name for name in components if name not in excluded], module, version, registry,
+                            language, quiet_log, programs, analysis)
         # the steps stay out of a lead's answer; a user who confirms an entry reads them apart. A
         # paste from another program alone cannot confirm an SGLang entry: no such pointer then
         where = ((f": `ask kb show {top.id}` prints its steps (they are", f"：`ask kb show {top.id} --lang zh` 会列出它的步骤（")

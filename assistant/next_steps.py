@@ -61,6 +61,29 @@ SHOW_A_REQUEST = Sentence(_REQUEST[0].format(how="launch with `--log-requests`")
                           _REQUEST[1].format(how="启动时加 `--log-requests`"))
 SHOW_A_LOGGED_REQUEST = Sentence(_REQUEST[0].format(how="your `--log-requests` prints them"),
                                  _REQUEST[1].format(how="你已经加了 `--log-requests`，日志里就有"))
+# for a server that started and a question about how it runs (`next_for_kind`): a slow server is
+# measured and its launch checked for what it turns off, before anything is changed
+SLOW_STEPS = (
+    Sentence("Measure it: time one request end to end, or run SGLang's benchmark against the running server "
+             "(`python3 -m sglang.bench_serving`, `-h` lists its options), and compare with a published figure for "
+             "this model on this GPU; say which number is low: time to the first token, tokens per second, or "
+             "seconds per image.",
+             "先量一下：计时一个请求从发出到完成的时间，或对正在运行的服务跑 SGLang 的 benchmark"
+             "（`python3 -m sglang.bench_serving`，`-h` 列出它的参数），再和这个模型在这种 GPU 上公开的数字比较；"
+             "说明是哪个数字偏低：首 token 时间、每秒 token 数，还是每张图的秒数。"),
+    Sentence("What the launch turns off or caps: `--disable-cuda-graph`, `--disable-radix-cache` or a small "
+             "`--max-running-requests` cost speed, and the start-up lines name the attention backend it picked "
+             "(a fallback such as torch SDPA is slower than the GPU's own kernels).",
+             "启动命令关掉或限制了什么：`--disable-cuda-graph`、`--disable-radix-cache` 或很小的 "
+             "`--max-running-requests` 都会降低速度；启动日志会写出它选的注意力后端（torch SDPA 这类回退实现比 GPU 专用内核慢）。"),
+    Sentence("Whether the GPU is busy while requests run: `nvidia-smi dmon -s u`; low utilisation points at the "
+             "client (too few requests at once) or the CPU side, not at the GPU.",
+             "请求运行时 GPU 是否忙：`nvidia-smi dmon -s u`；利用率低说明瓶颈在客户端（同时发出的请求太少）或 CPU 一侧，不在 GPU。"),
+)
+# for a server that started and a paste that asks about nothing that went wrong
+NOTHING_FAILED = Sentence("Nothing in your paste failed. If something does go wrong, paste that error (or the request "
+                          "that shows it) and the 30 lines before it.",
+                          "你贴的内容里没有失败的地方。如果之后出了问题，请贴出那个错误（或能复现它的请求）及其前面 30 行。")
 # for a report that tells of an error in words and shows none of its lines
 PASTE_THE_ERROR = Sentence("The error itself: your paste tells of it but shows none of its lines; paste the traceback or "
                            "error output and the 30 lines before it (`grep -n -m1 -E 'Traceback|Error|error:' server.log`).",
@@ -71,6 +94,16 @@ TRACEBACK_END = Sentence("The end of the traceback: your paste stops inside it, 
                          "failed (such as `RuntimeError: ...`); paste the traceback down to that line and the lines after it.",
                          "traceback 的结尾：你贴的内容在 traceback 中间就断了，缺少说明出了什么错的那一行异常（例如 "
                          "`RuntimeError: ...`）；请把 traceback 一直贴到那一行，以及它后面的几行。")
+# for a paste that is only the tail of a thread dump (`assistant.thread_dump`): its error is above it
+PASTE_ABOVE_THE_DUMP = Sentence(
+    "Your paste is the end of a Python thread dump (faulthandler's `Thread 0x... (most recent call first):` blocks), "
+    "which only shows where each thread was waiting. The error is above the dump: paste the `Fatal Python error: ...` "
+    "line (or faulthandler's `Timeout (...)!` line) and the 30 lines before the first `Thread 0x...` or "
+    "`Current thread 0x...` line (`grep -n -m1 -B30 -E 'Fatal Python error|Current thread 0x|^Thread 0x' server.log`).",
+    "你贴的是 Python 线程转储（faulthandler 打印的 `Thread 0x... (most recent call first):` 段落）的末尾，它只显示每个线程停在哪里。"
+    "错误在转储的上面：请贴出 `Fatal Python error: ...` 这一行（或 faulthandler 的 `Timeout (...)!` 行），以及第一个 "
+    "`Thread 0x...` 或 `Current thread 0x...` 行之前的 30 行"
+    "（`grep -n -m1 -B30 -E 'Fatal Python error|Current thread 0x|^Thread 0x' server.log`）。")
 TELLS_OF_ERROR_RE = re.compile(r"\b(?:errors?|exceptions?|traceback|fail(?:s|ed|ing|ure)?|crash(?:es|ed)?)\b|报错|错误|异常|失败|崩溃",
                                re.I)
 # the user's words say the log holds no error ("no errors or warnings in the log", "日志里没有报错")
@@ -345,7 +378,7 @@ FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known_command: bool = False,
               no_error_lines: bool = False, hardware: str | None = None,
               user_flags=frozenset(), words: str = "", building: bool = False,
-              traceback_cut: bool = False) -> list[Sentence]:
+              traceback_cut: bool = False, dump_tail: bool = False) -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
     generic ones to fill up; each says which component it is for. `quiet_log`: the user says the
     log shows no error, so the step that looks for the first one asks for more log instead;
@@ -354,22 +387,25 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
     `known_command`: the paste has the launch command already; `user_flags`: the flags they pass;
     `building`: the paste is a package built from source (`BUILD_RE`), so its steps come first;
     `traceback_cut`: the paste's traceback stops before its exception line and shows no other
-    error, so the first thing to ask for is the end of that traceback."""
+    error, so the first thing to ask for is the end of that traceback;
+    `dump_tail`: the paste is only the end of a thread dump (`assistant.thread_dump`), so the first
+    thing to get is what was above it, not a request that shows a problem."""
     if building:
         return list(BUILD_STEPS[:limit])
     error_untold = no_error_lines and not quiet_log and bool(TELLS_OF_ERROR_RE.search(words))
+    missing = (TRACEBACK_END if traceback_cut else PASTE_ABOVE_THE_DUMP if dump_tail
+               else PASTE_THE_ERROR if error_untold else None)
     for name in components:
         steps = STEPS.get(name)
         if steps:
             own = [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps]
-            return ([TRACEBACK_END] + own if traceback_cut else [PASTE_THE_ERROR] + own if error_untold
-                    else own)[:limit]
+            return ([missing] + own if missing else own)[:limit]
     request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
-    first_error = (TRACEBACK_END if traceback_cut else QUIET_LOG if quiet_log else PASTE_THE_ERROR if error_untold
-                   else request if no_error_lines else GENERIC[1])
-    generic = [environment_step(hardware), first_error] + ([] if known_command else [GENERIC[2]])
-    if traceback_cut:   # the one thing that tells what failed comes first
-        generic.insert(0, generic.pop(1))
+    first_error = (missing or (QUIET_LOG if quiet_log else request if no_error_lines else GENERIC[1]))
+    # what was cut off (the traceback's end, what was above a thread dump) is the one thing to go on
+    generic = ([first_error, environment_step(hardware)] if traceback_cut or dump_tail
+               else [environment_step(hardware), first_error])
+    generic += [] if known_command else [GENERIC[2]]
     return generic[:limit]
 
 
@@ -395,3 +431,20 @@ def for_version(steps: list[Sentence], version: str | None, registry) -> list[Se
         if step:
             out.append(step)
     return out
+
+
+def next_for_kind(kinds, hardware: str | None = None, user_flags=frozenset(), limit: int = MAX_STEPS) -> list[Sentence]:
+    """Next steps for a server that started and a user who asks about how it runs: by the kind of
+    problem their words name (`assistant.failure_kind`): measuring for slowness, a dump of where it
+    waits for a hang, the request for wrong output; with none, that nothing failed. The environment
+    step closes the list."""
+    request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
+    if "slow" in kinds:
+        steps = list(SLOW_STEPS)
+    elif "hang" in kinds:
+        steps = [QUIET_LOG]
+    elif "wrong output" in kinds:
+        steps = [request]
+    else:
+        steps = [NOTHING_FAILED]
+    return steps[:limit] + [environment_step(hardware)]

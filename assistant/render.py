@@ -8,7 +8,7 @@ from __future__ import annotations
 from assistant.answer import Answer
 from assistant.control_chars import neutralize_data
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
-from assistant.wording import HEADINGS
+from assistant.wording import HEADINGS, colon
 
 _BOLD, _DIM, _RED, _YELLOW, _GREEN, _CYAN, _RESET = (
     "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[36m", "\x1b[0m")
@@ -16,10 +16,10 @@ _BOLD, _DIM, _RED, _YELLOW, _GREEN, _CYAN, _RESET = (
 
 
 def _colon(answer, heading: str, space: bool = False) -> str:
-    """A heading with the colon of the reader's language (Chinese uses the full-width one)."""
-    if answer.reader_language == "zh":
-        return heading + "："
-    return heading + (": " if space else ":")
+    """A heading with the colon of the reader's language (Chinese uses the full-width one, which
+    needs no space after it)."""
+    mark = colon(answer.reader_language)
+    return heading + mark + (" " if space and mark == ":" else "")
 
 def _detected_line(answer: Answer) -> str:
     env = answer.detected

@@ -62,6 +62,11 @@ HEADINGS: dict[str, tuple[str, str]] = {
 }
 
 
+def colon(language: str = "en") -> str:
+    """The colon after a label for a reader of `language`: Chinese text uses the full-width one."""
+    return "：" if language == "zh" else ":"
+
+
 def heading(key: str, language: str = "en") -> str:
     """The name of a section or outcome in "en" or "zh" (anything else reads as English)."""
     english, chinese = HEADINGS[key]

@@ -25,7 +25,7 @@ from assistant.provenance import CONDITION_PREFIX, dependency_sentence, origin_l
 from assistant.redact import redact
 from assistant.render import flags_heading
 from assistant.text import code_span
-from assistant.wording import heading
+from assistant.wording import colon, heading
 
 COMMAND_PREFIX = "    $ "
 ECHO_MAX_LINES = 40        # lines of a paste repeated in the user's chat bubble
@@ -126,6 +126,13 @@ def _heading(answer: Answer) -> list[str]:
     return lines
 
 
+def _field(answer: Answer, key: str) -> str:
+    """A bold label before its value, with the colon of the reader's language (Chinese uses the
+    full-width one, which needs no space after it)."""
+    mark = colon(answer.reader_language)
+    return f"**{answer.label(key)}{mark}**" + (" " if mark == ":" else "")
+
+
 @_page_safe_result
 def answer_markdown(answer: Answer) -> str:
     """The chat reply: the matched problem, what went wrong, the fix, warnings, next steps."""
@@ -137,11 +144,11 @@ def answer_markdown(answer: Answer) -> str:
     words = answer.label
     out += ["", f"**{words('what_went_wrong')}**", "", answer.diagnosis]
     if answer.symbol is not None:
-        out += ["", f"**{words('releases')}:** {answer.localized(symbol_sentence(answer.symbol))}"]
+        out += ["", f"{_field(answer, 'releases')}{answer.localized(symbol_sentence(answer.symbol))}"]
     if answer.choice_note:
-        out += ["", f"**{words('releases')}:** {answer.choice_note}"]
+        out += ["", f"{_field(answer, 'releases')}{answer.choice_note}"]
     if answer.release_change is not None:
-        out += ["", f"**{words('release_change')}:** {answer.localized(answer.release_change.sentence())}"]
+        out += ["", f"{_field(answer, 'release_change')}{answer.localized(answer.release_change.sentence())}"]
     out += _memory_markdown(answer)
     if answer.fix:
         out += ["", f"**{words('fix')}**", "", *fix_markdown(answer.fix)]
@@ -160,9 +167,9 @@ def _memory_markdown(answer: Answer) -> list[str]:
     out = []
     words = answer.label
     if answer.gpu_memory is not None:
-        out += ["", f"**{words('gpu_at_failure')}:** {answer.gpu_memory.reading(answer.reader_language)}"]
+        out += ["", f"{_field(answer, 'gpu_at_failure')}{answer.gpu_memory.reading(answer.reader_language)}"]
     if answer.load_memory is not None:
-        out += ["", f"**{words('gpu_after_load')}:** {answer.load_memory.reading(answer.reader_language)}"]
+        out += ["", f"{_field(answer, 'gpu_after_load')}{answer.load_memory.reading(answer.reader_language)}"]
     return out
 
 
@@ -187,7 +194,7 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
         where.append(f"{code_span(answer.named_class[0])} {words('named_in_paste')} "
                      f"{code_span(answer.named_class[1])}")
     if where:
-        out += ["", f"**{words('where_arises')}:** " + ", ".join(where)]
+        out += ["", f"{_field(answer, 'where_arises')}" + ", ".join(where)]
     out += _provenance_markdown(answer)   # the emitting site and release facts, beside where it arises
     if answer.explanation:
         out += ["", f"**{words('model_reading')}**", "",
@@ -211,17 +218,17 @@ def _provenance_markdown(answer: Answer) -> list[str]:
     words = answer.label
     if answer.origin is not None:
         first, *rest = origin_lines(answer.origin, answer.reader_language)
-        out += ["", f"**{words('where_from')}:** {code_span(first)}"]
+        out += ["", f"{_field(answer, 'where_from')}{code_span(first)}"]
         out += [f"- {code_span(r) if r.startswith(CONDITION_PREFIX) else r}" for r in rest]
     if answer.symbol is not None:
-        out += ["", f"**{words('releases')}:** {answer.localized(symbol_sentence(answer.symbol))}"]
+        out += ["", f"{_field(answer, 'releases')}{answer.localized(symbol_sentence(answer.symbol))}"]
     if answer.choice_note:
-        out += ["", f"**{words('releases')}:** {answer.choice_note}"]
+        out += ["", f"{_field(answer, 'releases')}{answer.choice_note}"]
     if answer.release_change is not None:
-        out += ["", f"**{words('release_change')}:** {answer.localized(answer.release_change.sentence())}"]
+        out += ["", f"{_field(answer, 'release_change')}{answer.localized(answer.release_change.sentence())}"]
     out += _memory_markdown(answer)
     if answer.dependency is not None:
-        out += ["", f"**{words('dependency')}:** {code_span(answer.localized(dependency_sentence(answer.dependency)))}"]
+        out += ["", f"{_field(answer, 'dependency')}{code_span(answer.localized(dependency_sentence(answer.dependency)))}"]
     return out
 
 

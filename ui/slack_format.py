@@ -21,6 +21,7 @@ from assistant.answer import Answer
 from assistant.control_chars import neutralize
 from assistant.provenance import CONDITION_PREFIX, dependency_sentence, origin_lines, symbol_sentence
 from assistant.render import flags_heading
+from assistant.wording import colon
 from assistant.redact import REDACTED, redact, redact_data  # noqa: F401 - the library's one scrubber, re-exported
 
 # Slack's documented limits: 3000 characters in a section's text, 50 blocks in a message, and
@@ -156,10 +157,10 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
         title = f"*{escape(answer.reasons_title)}*"
         sections.append(title + "\n" + "\n".join("• " + md_to_mrkdwn(r) for r in answer.reasons))
     if answer.confirm_if:
-        sections.append(f"*{words('confirm_if')}:*\n" + "\n".join(
+        sections.append(f"*{words('confirm_if')}{colon(answer.reader_language)}*\n" + "\n".join(
             f"> `{escape(redact(line[:EVIDENCE_CHARS]))}`" for line in answer.confirm_if))
     if answer.primary_error:
-        sections.append(f"*{words('root_error')}:*\n"
+        sections.append(f"*{words('root_error')}{colon(answer.reader_language)}*\n"
                         + _code_block([answer.primary_error[:EVIDENCE_CHARS]]))
     where = [f"`{escape(c)}`" for c in answer.failing_components]
     if answer.failing_module:
@@ -169,7 +170,7 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
         where.append(f"`{escape(answer.named_class[0])}` {words('named_in_paste')} "
                      f"`{escape(answer.named_class[1])}`")
     if where:
-        sections.append(f"*{words('where_arises')}:* " + ", ".join(where))
+        sections.append(f"*{words('where_arises')}{colon(answer.reader_language)}* " + ", ".join(where))
     if known:   # the emitting site and release facts, beside where it arises
         sections.append(known)
     if answer.explanation:
@@ -185,21 +186,21 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
     if answer.origin is not None:
         first, *rest = origin_lines(answer.origin, answer.reader_language)
         code = [f"`{escape(line)}`" if line.startswith(CONDITION_PREFIX) else escape(line) for line in rest]
-        parts.append(f"*{words('where_from')}:* `{escape(first)}`" + "".join(f"\n• {line}" for line in code))
+        parts.append(f"*{words('where_from')}{colon(answer.reader_language)}* `{escape(first)}`" + "".join(f"\n• {line}" for line in code))
     if answer.symbol is not None:
-        parts.append(f"*{words('releases')}:* {escape(redact(answer.localized(symbol_sentence(answer.symbol))))}")
+        parts.append(f"*{words('releases')}{colon(answer.reader_language)}* {escape(redact(answer.localized(symbol_sentence(answer.symbol))))}")
     if answer.choice_note:
-        parts.append(f"*{words('releases')}:* {md_to_mrkdwn(answer.choice_note)}")
+        parts.append(f"*{words('releases')}{colon(answer.reader_language)}* {md_to_mrkdwn(answer.choice_note)}")
     if answer.release_change is not None:
         said = answer.localized(answer.release_change.sentence())
-        parts.append(f"*{words('release_change')}:* {escape(redact(said))}")
+        parts.append(f"*{words('release_change')}{colon(answer.reader_language)}* {escape(redact(said))}")
     if answer.gpu_memory is not None:
-        parts.append(f"*{words('gpu_at_failure')}:* {escape(answer.gpu_memory.reading(answer.reader_language))}")
+        parts.append(f"*{words('gpu_at_failure')}{colon(answer.reader_language)}* {escape(answer.gpu_memory.reading(answer.reader_language))}")
     if answer.load_memory is not None:
-        parts.append(f"*{words('gpu_after_load')}:* {escape(answer.load_memory.reading(answer.reader_language))}")
+        parts.append(f"*{words('gpu_after_load')}{colon(answer.reader_language)}* {escape(answer.load_memory.reading(answer.reader_language))}")
     if dependency and answer.dependency is not None:
         said = answer.localized(dependency_sentence(answer.dependency))
-        parts.append(f"*{words('dependency')}:* `{escape(redact(said))}`")
+        parts.append(f"*{words('dependency')}{colon(answer.reader_language)}* `{escape(redact(said))}`")
     return "\n".join(parts)
 
 
@@ -219,7 +220,7 @@ def answer_sections(answer: Answer) -> list[str]:
             if top.evidence:
                 # a raw ">" opens a quote; only "<" and "&" start Slack's control sequences
                 quoted = [f"> `{escape(redact(line[:EVIDENCE_CHARS]))}`" for line in top.evidence[:EVIDENCE_LINES]]
-                sections.append(f"*{words('matched')}:*\n" + "\n".join(quoted))
+                sections.append(f"*{words('matched')}{colon(answer.reader_language)}*\n" + "\n".join(quoted))
         sections.append(f"*{words('what_went_wrong')}*\n" + md_to_mrkdwn(answer.diagnosis))
         known = provenance_section(answer)
         if known:
@@ -229,7 +230,7 @@ def answer_sections(answer: Answer) -> list[str]:
             sections += [_fix_step(i, step) for i, step in enumerate(answer.fix, 1)]
     detected = detected_line(answer)
     if detected:
-        sections.append(f"*{words('detected')}:* " + escape(detected))
+        sections.append(f"*{words('detected')}{colon(answer.reader_language)}* " + escape(detected))
     if answer.flags:
         version = answer.detected.sglang_version
         sections.append(f"*{md_to_mrkdwn(flags_heading(answer))}*\n"
