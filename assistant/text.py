@@ -25,9 +25,6 @@ _MASKS = [
     (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"), "<ip>"),
     (re.compile(r"\[?\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b\]?"), "<ip>"),
     (re.compile(r"\blocalhost:\d+\b"), "localhost:<port>"),
-    # a relative path's directories (`sglang/srt/managers/x.py`, `.../torch_npu/lib/x.so`, as KB
-    # signatures and some logs write them) are masked like an absolute path's: the same file
-    (re.compile(r"(?<![\w/.<>-])[\w.+@-]+(?:/[\w.+@-]+)*/(?=[\w+@-]+\.[A-Za-z]\w*\b)"), "<path>/"),
     (re.compile(r"(?:/[\w.+@-]+){2,}/"), "<path>/"),  # directories; keep the file name
     (re.compile(r"\b[0-9a-f]{16,}\b"), "<hex>"),
     (re.compile(r"\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes|GB|MB)\b", re.I), "<size>"),
