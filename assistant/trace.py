@@ -208,9 +208,10 @@ class Analysis:
     @property
     def root_line(self) -> ErrorLine | None:
         """The error line the answer shows as the root error: the first one that is not the user's
-        own telling of the failure (a report's title, a caption, a paragraph: `tells_of_failure`).
-        None when the paste shows no error line of a program."""
-        return next((e for e in self.errors if not tells_of_failure(e)), None)
+        own telling of the failure (a report's title, a caption, a paragraph: `tells_of_failure`)
+        nor a warning the program printed and went on from. None when the paste shows no error line
+        of a program."""
+        return next((e for e in self.errors if not tells_of_failure(e) and e.kind != "warning"), None)
 
     @property
     def stopping_errors(self) -> tuple[ErrorLine, ...]:
