@@ -528,3 +528,5 @@ def test_a_harmless_warning_does_not_hide_the_crash_the_user_describes(assistant
     assert answer.outcome == "lead"
     assert answer.matches[0].id == "diffusion-sm120-flash-attn-sgl-kernel-unsupported"
     assert any("dgx-spark-gb10-torch-capability-12-1-warning-harmless" in str(r) for r in answer.reasons)
+    # the warning the run went on from is not shown as the root error
+    assert "UserWarning" not in (answer.primary_error or "")
