@@ -204,7 +204,7 @@ _FLAG_TOKEN_RE = re.compile(r"^[\"']?--[a-z][\w-]*", re.I)
 
 
 def _is_command_piece(line: str) -> bool:
-    """A line of a command written over several lines (`  --kt-weight-path /models/x \`, a YAML
+    r"""A line of a command written over several lines (`  --kt-weight-path /models/x \`, a YAML
     args item `- --tp-size`, `"--port", "30000",`): flags, each with at most one value, and
     nothing else. A sentence wrapped after a flag (`--torch-compile-max-bs 16 on 8x H20, ...`)
     is not one."""

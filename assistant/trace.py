@@ -881,7 +881,13 @@ def tells_of_failure(error: ErrorLine) -> bool:
     quotes no error ("The process crashes with a RuntimeError inside SageAttention3")."""
     text = error.text
     return (error.kind == "fatal" and looks_like_sentence(text) and not QUOTED_EXCEPTION_RE.search(text)
+            and not SOURCE_LOCATION_RE.search(text)
             and not FATAL_RE.search(FLAG_NAME_RE.sub(" ", NARRATIVE_FAILURE_RE.sub(" ", text))))
+
+
+# where a program's own log line was written from (`rdma_context.cpp:93]`, `ibrc.cpp:418:`): a
+# person telling of a failure does not cite a source line
+SOURCE_LOCATION_RE = re.compile(r"\b[\w-]+\.(?:cpp|cc|cxx|cu|c|h|hpp|py|rs|go):\d+\b")
 
 
 def looks_like_sentence(text: str) -> bool:
