@@ -24,7 +24,7 @@ from assistant.host_platform import non_linux_scope, only_non_linux, platform_fi
 from assistant.index import Index
 from assistant.term_weights import masked_signature, token_idf
 from assistant.text import CHINESE_CHAR_RE, mask, tokenize
-from assistant.trace import Analysis, analyze, tells_of_failure
+from assistant.trace import Analysis, analyze
 
 LEXICAL_WEIGHT = 0.5
 SIGNATURE_WEIGHT = 1.5   # a matched error line outweighs how similar the rest of the text is
@@ -120,11 +120,6 @@ def line_weights(analysis: Analysis) -> dict[str, float]:
     weights.update({line.lower(): PROSE_LINE_WEIGHT for line in analysis.prose_lines})
     only_consequences = all(e.kind == "consequence" for e in analysis.errors)
     for rank, err in enumerate(analysis.errors):
-        if tells_of_failure(err):
-            # the user's title or sentence telling of a crash ("Server crash when Input length
-            # exceeds the maximum allowed length") is their words, not the program's line
-            weights[err.masked.lower()] = PROSE_LINE_WEIGHT
-            continue
         weight = (0.9 if only_consequences else LINE_WEIGHT[err.kind]) * (SURVIVED_WEIGHT if err.survived else 1.0)
         weights[err.masked.lower()] = weight * (1.0 if rank == 0 else 0.95)
     return weights
