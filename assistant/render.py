@@ -5,6 +5,8 @@ lead or unknown shows why, the root error, where it arises and what to collect, 
 
 from __future__ import annotations
 
+import re
+
 from assistant.answer import Answer
 from assistant.control_chars import neutralize_data
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
@@ -29,7 +31,8 @@ def _detected_line(answer: Answer) -> str:
     elif env.sglang_releases:
         basis = {"message": "by_message", "both": "by_traceback_and_message"}.get(env.sglang_releases_by,
                                                                                "by_traceback_files")
-        parts.append(f"SGLang {env.sglang_releases} ({answer.label(basis)})")
+        releases = releases_zh(env.sglang_releases) if answer.reader_language == "zh" else env.sglang_releases
+        parts.append(f"SGLang {releases} ({answer.label(basis)})")
     if env.torch_version:
         parts.append(f"torch {env.torch_version}")
     if env.cuda_version:
@@ -41,6 +44,19 @@ def _detected_line(answer: Answer) -> str:
     if env.flags:
         parts.append("flags: " + " ".join(env.flags[:14]) + (" ..." if len(env.flags) > 14 else ""))
     return ", ".join(parts)
+
+
+# `ReleaseRange.describe`'s words, as a Chinese reader reads them
+_RELEASES_ZH = ((re.compile(r"^any release$"), "任意版本"), (re.compile(r"^(\S+) or later$"), r"\1 及之后"),
+                (re.compile(r"^(\S+) or earlier$"), r"\1 及之前"), (re.compile(r"^(\S+) to (\S+)$"), r"\1 至 \2"))
+
+
+def releases_zh(described: str) -> str:
+    """A release range as `ReleaseRange.describe` words it (`0.5.20 or earlier`), in Chinese."""
+    for pattern, replacement in _RELEASES_ZH:
+        if pattern.match(described):
+            return pattern.sub(replacement, described)
+    return described
 
 
 _OUTCOME_COLOR = {"fix": _GREEN, "lead": _YELLOW, "unknown": _YELLOW}

@@ -305,6 +305,8 @@ def _classify(line: str) -> str | None:
     if FATAL_RE.search(line):
         if _is_banner(line):
             return None
+        if LEVEL_WARNING_RE.search(line):
+            return "warning"   # the logger's own level says the program went on, whatever the words
         return "warning" if WARNING_RE.search(line) and "error" not in line.lower() else "fatal"
     if WARNING_RE.search(line):
         return "warning"
@@ -313,6 +315,11 @@ def _classify(line: str) -> str | None:
     return None
 
 
+# a log line whose level is WARNING, as the logger prints it: Python's default format
+# (`WARNING:sglang.srt.models.registry:Ignore import error ...`), glog's `W1215 ...`, the
+# ` - WARNING - ` and `| WARNING |` of common formats
+LEVEL_WARNING_RE = re.compile(r"^\s*(?:WARN(?:ING)?:[\w.]*:|WARN(?:ING)?\s+-\s|W\d{4} \d\d:\d\d:\d\d)"
+                              r"|\s-\s+WARN(?:ING)?\s+-\s|\|\s*WARN(?:ING)?\s*\|")
 # a program saying it handled the error (`Ignore import error when loading sglang.srt.models.x:
 # cannot import name ...`): what it quotes did not stop anything
 HANDLED_RE = re.compile(r"\b(?:[Ii]gnor(?:e|es|ed|ing)|[Ss]kip(?:s|ped|ping)?|[Ff]alling back|[Ff]allback)\b")

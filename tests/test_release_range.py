@@ -164,3 +164,10 @@ def test_the_detected_releases_and_the_message_origin_tell_one_range(assistant):
     assert answer.detected.sglang_releases_by == "both"
     text = render_text(answer)
     assert "SGLang 0.4.2 to 0.4.8 (by the files in your traceback and the releases that print its message)" in text
+
+
+def test_a_chinese_answer_says_the_detected_releases_in_chinese(assistant):
+    from assistant.render import render_text
+
+    text = render_text(assistant.answer("服务启动后自己退出了，日志里没有版本号，怎么办？\n" + WARMUP_403_NO_VERSION))
+    assert "SGLang 0.4.2 至 0.4.8" in text and "or later" not in text and " to 0.4.8" not in text

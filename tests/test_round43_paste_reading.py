@@ -94,3 +94,17 @@ def test_a_cut_traceback_is_asked_for_in_chinese_for_a_chinese_reader(assistant)
     assert answer.reader_language == "zh"
     assert answer.primary_error is None
     assert answer.next_steps[0].startswith("traceback 的结尾：你贴的内容在 traceback 中间就断了")
+
+
+def test_a_line_logged_at_warning_level_is_a_warning_whatever_its_words():
+    """Python logging's default format keeps the level: `WARNING:sglang.srt.models.registry:Ignore
+    import error ... is not initialized` is the registry going on, not an error that stopped it."""
+    from assistant.trace import analyze
+
+    paste = ("MinerU with the sglang engine is very slow, the log stops here:\n"
+             "WARNING:sglang.srt.models.registry:Ignore import error when loading "
+             "sglang.srt.models.torch_native_llama. tensor model parallel group is not initialized\n"
+             "[2025-06-01 10:00:02] Load weight begin. avail mem=20.1 GB\n")
+    analysis = analyze(paste)
+    assert [e.kind for e in analysis.errors] == ["warning"]
+    assert analysis.root_line is None
