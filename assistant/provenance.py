@@ -25,7 +25,7 @@ from assistant.origin import Origin, match_origin
 from assistant.paste_cache import per_analysis
 from assistant.release_range import module_of, release_range
 from assistant.symbols import ARCHITECTURE_UNSUPPORTED, SymbolHistory, symbol_history
-from assistant.trace import Analysis
+from assistant.trace import HANDLED_RE, Analysis
 from assistant.wording import Sentence, in_language
 
 ROOT_KINDS = ("exception", "fatal")
@@ -48,7 +48,10 @@ def root_error_lines(analysis: Analysis) -> list[str]:
     errors = analysis.stopping_errors
     roots = [e.text for e in errors if e.kind in ROOT_KINDS][:MAX_ROOT_LINES]
     if not roots:
-        roots = [e.text for e in errors][:MAX_ROOT_LINES] or _exception_prose(analysis)
+        # a warning that says the program handled what it quotes (`Ignore import error when loading
+        # ...: tensor model parallel group is not initialized`) raised nothing there to trace
+        roots = [e.text for e in errors if not (e.kind == "warning" and HANDLED_RE.search(e.text))][:MAX_ROOT_LINES] \
+            or _exception_prose(analysis)
     if not roots:
         return []
     frames = [f'  File "{path}", line 1, in {function}' for path, function in analysis.failure_sites]

@@ -108,3 +108,14 @@ def test_a_line_logged_at_warning_level_is_a_warning_whatever_its_words():
     analysis = analyze(paste)
     assert [e.kind for e in analysis.errors] == ["warning"]
     assert analysis.root_line is None
+
+
+def test_a_warning_that_says_it_handled_an_error_is_not_traced_as_a_failed_assert(assistant):
+    """`Ignore import error when loading ...: tensor model parallel group is not initialized` quotes
+    an assert's message, but the registry went on: no "fails an assert" origin for it."""
+    paste = ("MinerU with the sglang engine is very slow, the log stops here:\n"
+             "WARNING:sglang.srt.models.registry:Ignore import error when loading "
+             "sglang.srt.models.torch_native_llama. tensor model parallel group is not initialized\n"
+             "[2025-06-01 10:00:02] Load weight begin. avail mem=20.1 GB\n")
+    answer = assistant.answer(paste)
+    assert answer.origin is None or "assert" not in str(answer.origin).lower()
