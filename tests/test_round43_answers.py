@@ -145,17 +145,19 @@ def test_chinese_labels_end_in_the_full_width_colon_on_every_surface(assistant):
     from ui.markdown import answer_markdown
     from ui.slack_format import answer_sections
 
+    # no Chinese label closed by an ASCII colon, in the terminal, the web page or Slack: a fix with
+    # its origin, and an unknown with its reasons
+    ascii_closed = re.compile(r"[\u4e00-\u9fff）]:(?:\s|\*|$)", re.M)
+    fixed = assistant.answer(WARMUP_403)
+    assert fixed.reader_language == "zh" and fixed.origin is not None
     answer = assistant.answer(MINERU_SLOW)
     assert answer.reader_language == "zh" and answer.outcome != "fix"
-    text = render_text(answer, color=False)
-    assert "报错来源：" in text
-    # no Chinese label closed by an ASCII colon, in the terminal, the web page or Slack
-    ascii_closed = re.compile(r"[\u4e00-\u9fff）]:(?:\s|\*|$)", re.M)
-    assert not ascii_closed.search(text)
-    page = answer_markdown(answer)
-    assert "**报错来源：**" in page and not re.search(r"[\u4e00-\u9fff]:\*\*", page)
-    slack = "\n".join(answer_sections(answer))
-    assert "*报错来源：*" in slack and not re.search(r"[\u4e00-\u9fff]:\*", slack)
+    for shown in (fixed, answer):
+        assert not ascii_closed.search(render_text(shown, color=False))
+        assert not re.search(r"[\u4e00-\u9fff]:\*\*", answer_markdown(shown))
+        assert not re.search(r"[\u4e00-\u9fff]:\*", "\n".join(answer_sections(shown)))
+    assert "报错来源：" in render_text(fixed, color=False)
+    assert "*报错来源：*" in "\n".join(answer_sections(fixed))
     # failure kinds in a Chinese reason are Chinese words, never the English enum names
     reasons = " ".join(answer.reasons)
     assert not re.search(r"\b(?:slow|hang|crash|wrong output)\b", reasons)
