@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 from assistant.commands import sglang_names
 from assistant.deps import DependencyAdvice
@@ -26,10 +26,9 @@ from assistant.wording import Sentence, heading, in_language
 from assistant.origin import Origin
 from assistant.symbols import SymbolHistory
 from assistant.upgrade import ReleaseChange, release_change
-from assistant.release_range import dated_environment, message_range, release_range
-from assistant.provenance import (dependency_json, dependency_sentence, is_dependency_entry,
-                                  origin_json, paste_dependency, paste_origin, paste_symbol,
-                                  symbol_json)
+from assistant.provenance import (dated_paste_environment, dependency_json, dependency_sentence,
+                                  is_dependency_entry, origin_json, paste_dependency, paste_origin,
+                                  paste_releases, paste_symbol, symbol_json)
 from assistant.retrieve import Hit, Retrieval
 from assistant.case_steps import fitting_steps
 from assistant.decision import paste_families
@@ -313,30 +312,6 @@ def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:
             answer.warnings.append(answer.localized(Sentence(f"{advice.package}: {said}.",
                                                              f"{advice.package}：{said.zh}。")))
     return answer
-
-
-def paste_releases(analysis) -> tuple:
-    """(the releases the paste's run can be, what dated it) with no version line: the releases
-    its traceback's SGLang files exist in, narrowed to those that print its SGLang message (only
-    0.5.14 and 0.5.15 print `extra_buffer needs CUDA/MUSA/NPU (FLA).`); (None, None) when neither
-    says anything."""
-    frames = release_range(analysis.sglang_frames)
-    origin = paste_origin(analysis)
-    said = message_range(origin.releases) if origin is not None and origin.is_sglang else None
-    if frames is None:
-        return said, ("message" if said else None)
-    narrowed = frames.narrowed(said)
-    return narrowed, ("both" if narrowed.releases != frames.releases else "traceback")
-
-
-def dated_paste_environment(analysis):
-    """The environment the paste shows, dated by `paste_releases` when it has no version line:
-    the Detected line and the origin's releases then tell one range."""
-    env = dated_environment(analysis)
-    if env.sglang_version:
-        return env
-    releases, basis = paste_releases(analysis)
-    return replace(env, sglang_releases=releases.describe(), sglang_releases_by=basis) if releases else env
 
 
 def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, language: str = "en") -> Answer:

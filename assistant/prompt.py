@@ -16,8 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.step_versions import step_version_ok as version_applies
-from assistant.provenance import origin_citation, origin_lines, paste_origin
-from assistant.release_range import dated_environment
+from assistant.provenance import dated_paste_environment, origin_citation, origin_lines, paste_origin
 from assistant.retrieve import Hit, Retrieval
 from assistant.text import has_cjk, tokenize
 
@@ -213,14 +212,16 @@ def select_sources(retrieval: Retrieval, index, registry, budget: int = SOURCES_
 
 def render_trace(retrieval: Retrieval) -> str:
     analysis = retrieval.analysis
-    env = dated_environment(analysis)
+    env = dated_paste_environment(analysis)   # the range the answer's Detected line gives
     lines = ["Error lines, the one that matters first:"]
     for error in analysis.errors[:12]:
         times = f" (x{error.count})" if error.count > 1 else ""
         lines.append(f"- {error.text}{times}")
     if analysis.frames:
         lines.append("Failing frames: " + " ".join(analysis.frames[:12]))
-    releases = env.sglang_releases and f"{env.sglang_releases} (by the files in the traceback)"
+    basis = {"message": "by the releases that print its message",
+             "both": "by the files in the traceback and the releases that print its message"}
+    releases = env.sglang_releases and f"{env.sglang_releases} ({basis.get(env.sglang_releases_by, 'by the files in the traceback')})"
     detected = [f"{label} {value}" for label, value in (
         ("SGLang", env.sglang_version or releases), ("torch", env.torch_version), ("CUDA", env.cuda_version),
         ("flashinfer", env.flashinfer_version), ("GPU", env.gpu), ("hardware", env.hardware)) if value]

@@ -23,7 +23,7 @@ from assistant.deps import RUNTIME_EXTRA, DependencyAdvice, dependency_advice
 from assistant.environment import named_programs
 from assistant.origin import Origin, match_origin
 from assistant.paste_cache import per_analysis
-from assistant.release_range import module_of, release_range
+from assistant.release_range import dated_environment, message_range, module_of, release_range
 from assistant.symbols import ARCHITECTURE_UNSUPPORTED, SymbolHistory, symbol_history
 from assistant.trace import HANDLED_RE, Analysis
 from assistant.wording import Sentence, in_language
@@ -358,3 +358,27 @@ def is_dependency_entry(meta: dict, advice: DependencyAdvice | None) -> bool:
     text = " ".join([meta.get("title", ""), *(meta.get("signatures") or ()),
                      *(meta.get("keywords") or ())]).lower()
     return any(name.lower() in text for name in names)
+
+
+def paste_releases(analysis: Analysis) -> tuple:
+    """(the releases the paste's run can be, what dated it) with no version line: the releases
+    its traceback's SGLang files exist in, narrowed to those that print its SGLang message (only
+    0.5.14 and 0.5.15 print `extra_buffer needs CUDA/MUSA/NPU (FLA).`); (None, None) when neither
+    says anything."""
+    frames = release_range(analysis.sglang_frames)
+    origin = paste_origin(analysis)
+    said = message_range(origin.releases) if origin is not None and origin.is_sglang else None
+    if frames is None:
+        return said, ("message" if said else None)
+    narrowed = frames.narrowed(said)
+    return narrowed, ("both" if narrowed.releases != frames.releases else "traceback")
+
+
+def dated_paste_environment(analysis: Analysis):
+    """The environment the paste shows, dated by `paste_releases` when it has no version line:
+    the Detected line and the origin's releases then tell one range."""
+    env = dated_environment(analysis)
+    if env.sglang_version:
+        return env
+    releases, basis = paste_releases(analysis)
+    return replace(env, sglang_releases=releases.describe(), sglang_releases_by=basis) if releases else env
