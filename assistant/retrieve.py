@@ -165,7 +165,7 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
             low = ln.lower()
             if sig_values and _contradicts(sig_values, _keyword_values(low)):
                 continue   # `bootstrap_room=None` is another state than `bootstrap_room=<n>`
-            if sig_names and _names_differ(sig_names, _quoted_names(low)):
+            if sig_names and _names_differ(sig_names, _quoted_names(low), low):
                 continue   # `module 'sglang.srt.utils'` is another module than `module 'sglang'`
             # rare tokens (cugreenctxdestroy, libcuda.so.1) decide a near match, not "ImportError"
             if sum(idf(t) for t in sig_tokens & tokens_of_line) / total_weight < NEAR_MATCH:
@@ -291,11 +291,18 @@ def _quoted_names(masked_line: str) -> dict[str, str]:
     return names
 
 
-def _names_differ(sig_names: dict[str, str], line_names: dict[str, str]) -> bool:
+def _names_differ(sig_names: dict[str, str], line_names: dict[str, str], line: str = "") -> bool:
     """Whether the line quotes another name where the signature quotes one: the name is what the
     error is about (`No module named 'sgl_kernel'` and `No module named 'sgl_kernel.ops'` are a
     missing package and a package of another release), so a near match must keep it."""
-    return any(word in line_names and line_names[word] != name for word, name in sig_names.items())
+    return any(line_names[word] != name if word in line_names else _cut_before_name(word, line)
+               for word, name in sig_names.items())
+
+
+def _cut_before_name(word: str, masked_line: str) -> bool:
+    """The line ends where the signature quotes its name (`No such file or directory:` wrapped or
+    cut before `'sglang'`): the name it is about is not in the line, so it may be any other."""
+    return bool(re.search(rf"(?<![\w.]){re.escape(word)}:?\s*$", masked_line))
 
 
 @lru_cache(maxsize=8192)

@@ -25,6 +25,9 @@ _MASKS = [
     (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"), "<ip>"),
     (re.compile(r"\[?\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b\]?"), "<ip>"),
     (re.compile(r"\blocalhost:\d+\b"), "localhost:<port>"),
+    # a path a person elided (`File ".../sglang/srt/managers/scheduler.py"`) stands for the
+    # absolute one the log printed: the same `<path>/` before the file name
+    (re.compile(r"(?<![\w.])\.{3}(?:/[\w.+@-]+)*/"), "<path>/"),
     (re.compile(r"(?:/[\w.+@-]+){2,}/"), "<path>/"),  # directories; keep the file name
     (re.compile(r"\b[0-9a-f]{16,}\b"), "<hex>"),
     (re.compile(r"\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes|GB|MB)\b", re.I), "<size>"),

@@ -54,6 +54,16 @@ def test_masking_removes_what_varies_between_reports():
     assert mask("/usr/local/lib/python3.11/dist-packages/sgl_kernel/common_ops.abi3.so") == "<path>/common_ops.abi3.so"
 
 
+def test_a_path_a_person_elided_masks_like_the_absolute_path_the_log_printed():
+    """A KB line or a pasted traceback writes `File ".../transformers/x.py"`; the log printed the
+    absolute path: both mask to `<path>/x.py`, so the line matches as written."""
+    elided = mask('File ".../transformers/dynamic_module_utils.py", line 133, in get_relative_imports')
+    logged = mask('File "/usr/local/lib/python3.12/dist-packages/transformers/dynamic_module_utils.py", '
+                  'line 410, in get_relative_imports')
+    assert elided == logged == 'File "<path>/dynamic_module_utils.py", line <n>, in get_relative_imports'
+    assert mask("Loading safetensors ... done") == "Loading safetensors ... done"
+
+
 def test_identifier_aware_tokens():
     tokens = tokenize("fatal error: cuda_fp8.h KVTransferError --tp-size 8 显存不足")
     for whole in ("cuda_fp8.h", "kvtransfererror", "--tp-size"):
