@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.case_steps import fitting_steps
-from assistant.commands import FLAG_RE
+from assistant.commands import FLAG_RE, sglang_names
 from assistant.components import components_in, named_in_order, specific
 from assistant.decision import LEAD, UNKNOWN, specific_signatures
 from assistant.decision import failing_components as components_of
@@ -188,17 +188,24 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
     hardware = analysis.environment.hardware if analysis is not None else None
     words = " ".join((analysis.question, *analysis.plain_lines[:20])) if analysis is not None else ""
     building = analysis is not None and any(BUILD_RE.search(analysis.original(line)) for line in analysis.masked_lines[:3000])
+    # what the user tells of decides the steps when no program's error line shows where it fails
+    told = (asked_kinds(analysis) if analysis is not None and analysis.root_line is None and not analysis.failure_sites
+            and not programs else frozenset())
     steps = for_version(steps_for(components, quiet_log=quiet_log, known_command=known_command,
                                   no_error_lines=no_error_lines, hardware=hardware,
                                   user_flags=analysis.user_names if analysis is not None else (), words=words,
-                                  building=building,
+                                  building=building, told=told,
                                   traceback_cut=analysis is not None and analysis.traceback_cut
                                   and analysis.root_line is None,
                                   dump_tail=analysis is not None and is_thread_dump_tail(analysis.masked_lines,
                                                                                          bool(analysis.errors))),
                         version, registry)
     if programs:
-        # the paste is another program's: its own tracker first; SGLang's steps only if it is involved
+        # the paste is another program's: its own tracker first; SGLang's steps only if it is involved,
+        # and none that changes an SGLang flag the user never passed (`Rerun without
+        # --enable-torch-compile` for a stand-alone torch.compile script): they run no SGLang with it
+        passed = {*analysis.user_names, *(flag for text in analysis.environment.flags for flag in FLAG_RE.findall(text))}
+        steps = [step for step in steps if all(name in passed for name in sglang_names(step))]
         named = program_names(programs)
         if not named:   # the user says it is not SGLang's and names no program
             steps.insert(0, Sentence("You say this paste does not come from SGLang: the issue tracker and documentation "
@@ -285,8 +292,10 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
             components = sorted(specific(components_in(named[1])))
     if module is None and not decision.failing_components and not named and not decision.question:
         # a report told in words ("XGrammar outputs gibberish under load"): no frame or error
-        # line says where it fails, the components the user names are the best place to look
-        words = " ".join((analysis.question, *(line for line in analysis.plain_lines if looks_like_sentence(line))))
+        # line says where it fails, the components the user names are the best place to look; not
+        # those a program's info line names (`Use flashinfer backend by default.`): that step went well
+        words = " ".join((analysis.question, *(line for line in analysis.plain_lines
+                                               if looks_like_sentence(line) and line not in analysis.logged_lines)))
         said = [c for c in named_in_order(words) if c not in components]
         components = said[:NAMED_COMPONENTS] + components
     known = dict(reasons=[in_language(reason, language) for reason in decision.reasons], question=decision.question,
