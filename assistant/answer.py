@@ -31,6 +31,7 @@ from assistant.provenance import (dated_paste_environment, dependency_json, depe
                                   paste_releases, paste_symbol, symbol_json)
 from assistant.retrieve import Hit, Retrieval
 from assistant.case_steps import fitting_steps
+from assistant.snippets import command_lines
 from assistant.decision import paste_families
 from assistant.step_versions import step_version_ok, upgrade_target
 from assistant.trace import Environment
@@ -211,7 +212,7 @@ def format_step(text: str, commands, versions: str | None, show_versions: bool,
                 caveat: str | None = None, language: str = "en") -> str:
     label = f"[SGLang {versions}] " if versions and show_versions else ""
     lines = [label + text]
-    lines += [f"    $ {c}" for c in commands]
+    lines += [line for c in commands for line in command_lines(c)]   # YAML or Python: a block, no `$`
     if caveat:  # the risk belongs next to the command that carries it, not in a footnote
         lines.append(f"    {CAUTION_PREFIX_ZH}{caveat}" if language == "zh" else f"    {CAUTION_PREFIX} {caveat}")
     return "\n".join(lines)
