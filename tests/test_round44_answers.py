@@ -128,3 +128,21 @@ def test_which_commands_are_shown_as_snippets_rather_than_shell(command, languag
     from assistant.snippets import snippet_language
 
     assert snippet_language(command) == language
+
+
+GB300_TRITON = ("Launching SGLang on a GB300 node (aarch64, sm_103) from a late-2025 image whose torch comes with "
+                "Triton 3.5: python3 -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B\n"
+                "The whole process aborts as soon as the first Triton kernel is compiled:\n"
+                "LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.tcgen05.wait.st\n"
+                "Fatal Python error: Aborted\n")
+
+
+def test_a_warning_about_advice_a_fix_step_also_gives_says_the_step_uses_it_its_own_way(assistant):
+    answer = assistant.answer(GB300_TRITON)
+    assert answer.outcome == "fix" and answer.matches[0].id == "triton-3-5-0-sm103-tcgen05-llvm-cannot-select"
+    assert any("export TRITON_PTXAS_PATH=" in step for step in answer.fix)
+    ptxas = next(w for w in answer.warnings if "TRITON_PTXAS_PATH" in w)
+    assert ptxas.startswith("Wrong advice in circulation (a fix step above also uses `TRITON_PTXAS_PATH`, "
+                            "its own way: follow the step, not this claim): ")
+    # a claim about what no fix step uses keeps the plain label
+    assert any(w.startswith("Wrong advice in circulation: Add `--disable-cuda-graph`") for w in answer.warnings)
