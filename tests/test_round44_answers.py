@@ -146,3 +146,70 @@ def test_a_warning_about_advice_a_fix_step_also_gives_says_the_step_uses_it_its_
                             "its own way: follow the step, not this claim): ")
     # a claim about what no fix step uses keeps the plain label
     assert any(w.startswith("Wrong advice in circulation: Add `--disable-cuda-graph`") for w in answer.warnings)
+
+
+GPUSTACK_DEPLOY = (
+    "Failed to deploy model with SGLang 0.5.8/0.5.7\nGPUStack version 36700af\nGPU Ascend 910B2\n"
+    "Deploy Qwen/Qwen3-30B-A3B-Instruct-2507 using sglang 0.5.8/0.5.7\nFailed to deploy.\n"
+    "2026-01-29 11:29:45.409872+08:00 - gpustack.worker.backends.sglang - INFO - Starting SGLang model instance: "
+    "qwen3-30b-a3b-instruct-2507-lgMuu\n"
+    "2026-01-29 11:29:45.965384+08:00 - gpustack.worker.backends.sglang - INFO - Creating SGLang container workload: "
+    "qwen3-30b-a3b-instruct-2507-lgMuu\n")
+WRAPPER_ENTRY = "wrapper-hides-sglang-error"
+
+
+def test_a_leads_confirm_lines_are_those_of_the_program_the_paste_comes_from(assistant):
+    answer = assistant.answer(GPUSTACK_DEPLOY)
+    assert answer.outcome == "lead" and answer.matches[0].id == WRAPPER_ENTRY
+    assert answer.confirm_if and all("Inference server exited" in line or "gpustack" in line
+                                     for line in answer.confirm_if)
+    text = render_text(answer, color=False)
+    # sgl.Runtime's and the RL launchers' lines cannot appear in a GPUStack log
+    assert "Server failed to start within the timeout period" not in text
+    assert "server launch failed" not in text
+
+
+WRAPPERS_META = {
+    "signatures": ["RuntimeError: Initialization failed. Please see the error messages above.",
+                   "Inference server exited or unhealthy.",
+                   "Attempt 1: Unexpected status code 503"],
+    "symptoms": ["xinference web UI shows 'Initialization failed' when launching a model",
+                 "GPUStack marks a deployment failed ('Inference server exited or unhealthy.')",
+                 "olmOCR keeps logging 'Attempt 1: Unexpected status code 503'"],
+    "keywords": ["xinference", "GPUStack", "olmOCR", "wrapper"],
+}
+
+
+@pytest.mark.parametrize("paste, lines", [
+    ("GPUStack 0.7 deploy failed", ["Inference server exited or unhealthy."]),
+    ("olmocr pipeline never starts", ["Attempt 1: Unexpected status code 503"]),
+    ("my own launcher script fails", None),     # no program the entry names: every line may apply
+])
+def test_an_entrys_lines_are_tied_to_the_programs_its_own_text_names(paste, lines):
+    from assistant.program_lines import program_signatures
+
+    assert program_signatures(WRAPPERS_META, paste) == lines
+
+
+SAGEATTENTION_CRASH = (
+    "Running sglang generate on an NVIDIA DGX Spark (GB10, Blackwell) with Qwen-Image-2512, with sageattn3 1.0.0 "
+    "installed from the SageAttention3 blackwell repo. The process crashes with a RuntimeError inside SageAttention3, "
+    "the attention backend SGLang Diffusion picks by default on this GPU.\n\n"
+    'sglang generate --model-path ./Qwen-Image --prompt "Draw a picture of LA in the rain."\n'
+    "/home/spark/.sglang/lib/python3.12/site-packages/torch/cuda/__init__.py:283: UserWarning:\n"
+    "    Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.\n"
+    "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n"
+    "    (8.0) - (12.0)\n")
+
+
+def test_a_lead_chosen_for_the_described_failure_is_confirmed_by_that_failure_not_another_variants_line(assistant):
+    answer = assistant.answer(SAGEATTENTION_CRASH)
+    assert answer.outcome == "lead"
+    assert answer.matches[0].id == "diffusion-sm120-flash-attn-sgl-kernel-unsupported"
+    text = render_text(answer, color=False)
+    # the entry's first line is the RTX 5090 / FA3 variant's, not the SageAttention3 crash described
+    assert "flash_attn at sgl-kernel is only supported" not in " ".join(answer.confirm_if)
+    assert "It applies if what you see is this: " in answer.diagnosis
+    shown = answer.diagnosis.split("It applies if what you see is this: ", 1)[1]
+    assert "crashes with a RuntimeError inside SageAttention3" in shown
+    assert "It would apply if your log also shows" not in text
