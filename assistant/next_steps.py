@@ -425,7 +425,9 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
                else PASTE_THE_ERROR if error_untold else None)
     kind = next((k for k in TOLD_KIND_STEPS if k in told), None) if not told & ERROR_KINDS else None
     if kind and not (traceback_cut or dump_tail):
-        return kind_steps(kind, [name for name in components if name in STEPS], user_flags)[:limit]
+        steps = kind_steps(kind, [name for name in components if name in STEPS], user_flags)
+        # a log the user says shows no error: make it say more about the wrong answer
+        return (steps + [QUIET_LOG] if quiet_log and kind == "wrong output" else steps)[:limit]
     for name in components:
         steps = STEPS.get(name)
         if steps:

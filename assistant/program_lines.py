@@ -9,8 +9,8 @@ their log can never show.
 The entry does not say in a field which line is whose, but its own text does: a line names its
 program (`gpustack.worker.backends.base - ERROR - ...`), or a symptom or step that names the program
 quotes the line ("GPUStack marks an SGLang deployment failed ('Inference server exited or
-unhealthy.')"). The programs are the entry's one-word keywords (`GPUStack`, `olmOCR`, `xinference`)
-that tie some of its lines, and not all, to themselves.
+unhealthy.')"). The programs are those that start SGLang for their user (`LAUNCHERS`); an entry
+that ties its lines to two or more of them is chosen from by the one the paste names.
 """
 
 from __future__ import annotations
@@ -20,43 +20,49 @@ from functools import lru_cache
 
 from assistant.text import mask
 
-# a keyword that can name a program: one word, not SGLang's own names (every line is SGLang's)
-PROGRAM_WORD_RE = re.compile(r"[A-Za-z][\w.-]{3,}")
-OWN_NAMES_RE = re.compile(r"sglang|sgl[._-]|launch_server", re.I)
+# the programs that start SGLang for their user and print their own lines around its failure:
+# serving layers, RL trainers, document pipelines (their names as the KB writes them)
+LAUNCHERS = ("xinference", "gpustack", "olmocr", "mineru", "dynamo", "fastchat", "ms-swift", "swift", "verl",
+             "slime", "areal", "openrlhf", "llamafactory", "llama-factory", "nemo-rl", "trl", "ktransformers",
+             "lws", "rbg", "kserve", "triton-inference-server", "ray serve", "litellm", "dify", "open-webui")
 
 
 def _word(term: str) -> re.Pattern:
     return re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])", re.I)
 
 
+PATTERNS = {name: _word(name) for name in LAUNCHERS}
+
+
 @lru_cache(maxsize=512)
-def _owners(signatures: tuple[str, ...], keywords: tuple[str, ...], texts: tuple[str, ...]) -> tuple[frozenset, ...]:
-    """For each signature, the program words that tie it to a program."""
-    terms = {k.lower() for k in keywords if PROGRAM_WORD_RE.fullmatch(k) and not OWN_NAMES_RE.search(k)}
-    patterns = {term: _word(term) for term in terms}
-    masked_texts = [(text, mask(" ".join(text.split())).lower()) for text in texts]
+def _owners(signatures: tuple[str, ...], texts: tuple[str, ...]) -> tuple[frozenset, ...]:
+    """For each signature, the launchers the entry ties it to: named on the line itself, or in a
+    symptom or step that quotes the line."""
+    named_texts = [(frozenset(name for name, pattern in PATTERNS.items() if pattern.search(text)),
+                    mask(" ".join(text.split())).lower()) for text in texts]
     owners = []
     for signature in signatures:
         line = " ".join(signature.split())
         core = mask(line).lower()
-        own = {term for term, pattern in patterns.items() if pattern.search(line)}
-        for text, masked in masked_texts:
-            if len(core) >= 12 and core in masked:
-                own |= {term for term, pattern in patterns.items() if pattern.search(text)}
+        own = {name for name, pattern in PATTERNS.items() if pattern.search(line)}
+        for names, masked in named_texts:
+            if names and len(core) >= 12 and core in masked:
+                own |= names
         owners.append(frozenset(own))
-    # a word that ties every line to itself tells none of them apart
-    common = frozenset.intersection(*owners) if owners else frozenset()
-    return tuple(own - common for own in owners)
+    return tuple(owners)
 
 
 def program_signatures(meta: dict, paste_text: str) -> list[str] | None:
     """The entry's signatures tied to a program the paste names, in the entry's order; None when
-    the paste names none of the programs the entry ties lines to (then every line may apply)."""
+    the entry ties its lines to fewer than two programs, or the paste names none of them (then
+    every line may apply)."""
     signatures = tuple(str(s) for s in meta.get("signatures") or ())
     texts = tuple(str(s) for s in meta.get("symptoms") or ()) + tuple(
         str(step.get("text", "")) for step in meta.get("fix") or () if isinstance(step, dict))
-    owners = _owners(signatures, tuple(str(k) for k in meta.get("keywords") or ()), texts)
+    owners = _owners(signatures, texts)
     programs = set().union(*owners) if owners else set()
+    if len(programs) < 2:
+        return None   # an entry about one program's lines (a package's own messages): nothing to choose
     named = {term for term in programs if _word(term).search(paste_text)}
     if not named:
         return None
