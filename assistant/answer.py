@@ -31,6 +31,7 @@ from assistant.provenance import (dated_paste_environment, dependency_json, depe
                                   paste_releases, paste_symbol, symbol_json)
 from assistant.retrieve import Hit, Retrieval
 from assistant.case_steps import fitting_steps
+from assistant.snippets import command_lines
 from assistant.decision import paste_families
 from assistant.step_versions import step_version_ok, upgrade_target
 from assistant.trace import Environment
@@ -207,11 +208,21 @@ def _distinct_lines(lines) -> list[str]:
     return kept
 
 
+# the names a wrong-advice claim and a fix step can share: SGLang's and other programs' flags and
+# environment variables (`--watchdog-timeout`, `TRITON_PTXAS_PATH`)
+ADVICE_NAME_RE = re.compile(r"(?<![\w/.=-])--[a-z][\w-]*[a-z0-9]|\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
+
+
+SHARED_NAME_LABEL = ("Wrong advice in circulation (a fix step above also uses {names}, its own way: follow the step, "
+                     "not this claim): ",
+                     "流传的错误建议（上面的修复步骤也用到了 {names}，但用法不同：照步骤做，不要照这个说法做）：")
+
+
 def format_step(text: str, commands, versions: str | None, show_versions: bool,
                 caveat: str | None = None, language: str = "en") -> str:
     label = f"[SGLang {versions}] " if versions and show_versions else ""
     lines = [label + text]
-    lines += [f"    $ {c}" for c in commands]
+    lines += [line for c in commands for line in command_lines(c)]   # YAML or Python: a block, no `$`
     if caveat:  # the risk belongs next to the command that carries it, not in a footnote
         lines.append(f"    {CAUTION_PREFIX_ZH}{caveat}" if language == "zh" else f"    {CAUTION_PREFIX} {caveat}")
     return "\n".join(lines)
@@ -377,11 +388,18 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
                                              f"这个条目的可信度是{heading('confidence_' + level, 'zh')}：修复方法是变通办法，或来自尚未关闭的 issue；"
                                              "请在你的环境里验证。"), language))
     chinese = language == "zh"
+    in_steps = set(ADVICE_NAME_RE.findall("\n".join(fix)))
     for wrong in meta.get("wrong_advice", []):
         translated = chinese and wrong.get("claim_zh") and wrong.get("fact_zh")
         # "(seed 001)" names the KB's source document, which the user has never seen
         claim = SEED_MARK_RE.sub("", wrong["claim_zh"] if translated else wrong["claim"])
         label = "流传的错误建议：" if chinese else "Wrong advice in circulation: "
+        # a claim about a name a fix step uses too (`TRITON_PTXAS_PATH`) reads, skimmed, as "do X"
+        # beside "X is wrong": say that the step uses it its own way
+        shared = [name for name in dict.fromkeys(ADVICE_NAME_RE.findall(wrong["claim"])) if name in in_steps]
+        if shared:
+            names = ", ".join(f"`{name}`" for name in shared)
+            label = in_language(Sentence(*(text.format(names=names) for text in SHARED_NAME_LABEL)), language)
         warnings.append(f"{label}{claim} — {wrong['fact_zh'] if translated else wrong['fact']}")
     verify = meta.get("verify", [])
     if chinese and len(meta.get("verify_zh") or ()) == len(verify):

@@ -128,6 +128,9 @@ class Decision:
     # the root error is one of the checks the entry is about (`raised_in`), not one it names:
     # the SGLang site that raised it
     checked_at: str = ""
+    # the lead was chosen for the failure the user describes, not for a line of the log
+    # (`_described_failure_lead`): what would confirm it is that failure, not the entry's first line
+    described: bool = False
 
     @property
     def abstain(self) -> bool:
@@ -260,7 +263,7 @@ def _described_failure_lead(hits, tokens, index: Index, analysis: Analysis, idf)
     line = _short(top.evidence[0]) if top.evidence else "an error line"
     values = dict(diagnosis=f"kb:{top.unit_id}", line=line, kinds=_names(reported), kinds_zh=kinds_zh(reported))
     reason = Sentence(*(text.format(**values) for text in DESCRIBED_FAILURE_LEAD_REASON))
-    return replace(alt, outcome=LEAD, confidence=min(alt.confidence, 0.59), reasons=(reason,))
+    return replace(alt, outcome=LEAD, confidence=min(alt.confidence, 0.59), reasons=(reason,), described=True)
 
 
 EXCEPTION_CLASS_RE = re.compile(r"^[\w.]*(?:error|exception):\s*")

@@ -28,7 +28,12 @@ KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(patt
              r"no (?:response|progress|output)\b|not respond\w*|never (?:returns?|finish\w*|complet\w*)|卡住|卡死|无响应|死锁"),
     ("wrong output", r"garbage|gibberish|nonsense|乱码|wrong (?:outputs?|answers?|results?|tokens?)|"
                      r"accuracy (?:drops?|degrad\w*|regress\w*)|incorrect (?:outputs?|answers?|results?)|"
-                     r"repetitive|repeat(?:s|ing)? (?:itself|the same)|精度下降|输出错误"),
+                     r"repetitive|repeat(?:s|ing)? (?:itself|the same)|精度下降|输出错误|"
+                     # one request gets another's answer ("hicache mix-up request", "answers mixed up
+                     # between samples", "请求串了")
+                     r"\b(?:requests?|responses?|answers?|outputs?|results?)\b[^.;\n]{0,30}\bmix(?:ed|es)?[- ]?up\b|"
+                     r"\bmix(?:ed)?[- ]?ups?\b[^.;\n]{0,30}\b(?:requests?|responses?|answers?|outputs?|results?|samples?)\b|"
+                     r"串了|串号|请求串|结果串"),
     ("slow", r"\bslow(?:er|ly|ness|down)?\b|low (?:throughput|tokens?/s)|"
              r"\b(?:throughput|performance|tokens?/s|speed)\b[^.;\n]{0,40}\b(?:drop\w*|fell|falls?|declin\w*|decreas\w*|regress\w*|degrad\w*)|"
              r"\b(?:drop|declin\w*|decrease|regression|degradation) in (?:throughput|performance|speed)|"

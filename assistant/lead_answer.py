@@ -21,13 +21,14 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.case_steps import fitting_steps
-from assistant.commands import FLAG_RE
+from assistant.commands import FLAG_RE, sglang_names
 from assistant.components import components_in, named_in_order, specific
 from assistant.decision import LEAD, UNKNOWN, specific_signatures
 from assistant.decision import failing_components as components_of
 from assistant.environment import named_programs, program_names
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
+from assistant.program_lines import program_signatures
 from assistant.next_steps import BUILD_RE, QUIET_LOG_RE, environment_step, for_version, next_for_kind, steps_for
 from assistant.retrieve import Hit, Retrieval
 from assistant.ruled_out import ruled_out_components
@@ -35,8 +36,8 @@ from assistant.started_after_warning import asked_kinds, started_after_warnings
 from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
 from assistant.thread_dump import is_thread_dump_tail
-from assistant.text import CHINESE_CHAR_RE, mask
-from assistant.trace import Analysis, looks_like_sentence
+from assistant.text import CHINESE_CHAR_RE, STOPWORDS, mask, tokenize
+from assistant.trace import Analysis, looks_like_sentence, tells_of_failure
 from assistant.wording import Sentence, in_language
 
 
@@ -108,18 +109,29 @@ def _module_of(path: str) -> str:
     return module.replace("/", ".") or path
 
 
-def confirm_lines(hit: Hit, user_flags: frozenset = frozenset()) -> list[str]:
+def confirm_lines(hit: Hit, user_flags: frozenset = frozenset(), paste_text: str = "") -> list[str]:
     """The hit's own specific error lines that the user's log does not show (yet): seeing one of
     them would make the lead the explanation. Only log lines: a symptom is a description, which a
     log never shows word for word (`confirm_symptom`). None when one of its own specific lines is
     in the log already: then no further line is what is missing (the lead's reasons say what is).
     A line about a flag the user never passed (`unrecognized arguments: --enable-reasoning`) is one
-    reporter's case, not what would confirm theirs."""
+    reporter's case, not what would confirm theirs; nor is a line of another program than the one
+    the paste comes from, when the entry ties its lines to programs (`assistant.program_lines`):
+    a GPUStack log never shows xinference's line."""
     if own_line_shown(hit):
         return []
+    programs = program_signatures(hit.meta, paste_text) if paste_text else None
+    if programs is not None:
+        out = _confirm_from(hit, programs, user_flags)
+        if out:
+            return out
+    return _confirm_from(hit, hit.meta.get("signatures") or (), user_flags)
+
+
+def _confirm_from(hit: Hit, signatures, user_flags: frozenset) -> list[str]:
     shown = {mask(line).lower() for line in hit.evidence}
     out = []
-    for line in hit.meta.get("signatures") or ():
+    for line in signatures:
         line = " ".join(str(line).split())
         masked = mask(line).lower()
         if len(line) < 12 or is_generic(line) or any(masked in seen for seen in shown):
@@ -139,13 +151,21 @@ def own_line_shown(hit: Hit) -> bool:
     return bool(specific_signatures(hit))
 
 
-def confirm_symptom(hit: Hit, chinese: bool = False) -> str | None:
-    """The entry's first described symptom, for an entry with no error line to look for; for a
-    Chinese answer its first symptom written in Chinese, when it has one."""
+def confirm_symptom(hit: Hit, chinese: bool = False, words: str = "") -> str | None:
+    """The entry's described symptom closest to the user's `words` (the most words in common; the
+    first one on a tie or with no words), for an entry with no error line to look for; for a
+    Chinese answer its symptoms written in Chinese, when it has any."""
     symptoms = [" ".join(str(s).split()) for s in hit.meta.get("symptoms") or ()]
-    if chinese:
-        symptoms = [s for s in symptoms if CHINESE_CHAR_RE.search(s)] + symptoms
-    return symptoms[0] if symptoms else None
+    if chinese and any(CHINESE_CHAR_RE.search(s) for s in symptoms):
+        symptoms = [s for s in symptoms if CHINESE_CHAR_RE.search(s)]
+    if not symptoms:
+        return None
+    said = _content_words(words)
+    return max(symptoms, key=lambda symptom: len(said & _content_words(symptom)))   # max keeps the first of equals
+
+
+def _content_words(text: str) -> set[str]:
+    return {token for token in tokenize(text) if token not in STOPWORDS and len(token) > 1} if text else set()
 
 
 
@@ -188,17 +208,24 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
     hardware = analysis.environment.hardware if analysis is not None else None
     words = " ".join((analysis.question, *analysis.plain_lines[:20])) if analysis is not None else ""
     building = analysis is not None and any(BUILD_RE.search(analysis.original(line)) for line in analysis.masked_lines[:3000])
+    # what the user tells of decides the steps when no program's error line shows where it fails
+    told = (asked_kinds(analysis) if analysis is not None and analysis.root_line is None and not analysis.failure_sites
+            and not programs else frozenset())
     steps = for_version(steps_for(components, quiet_log=quiet_log, known_command=known_command,
                                   no_error_lines=no_error_lines, hardware=hardware,
                                   user_flags=analysis.user_names if analysis is not None else (), words=words,
-                                  building=building,
+                                  building=building, told=told,
                                   traceback_cut=analysis is not None and analysis.traceback_cut
                                   and analysis.root_line is None,
                                   dump_tail=analysis is not None and is_thread_dump_tail(analysis.masked_lines,
                                                                                          bool(analysis.errors))),
                         version, registry)
     if programs:
-        # the paste is another program's: its own tracker first; SGLang's steps only if it is involved
+        # the paste is another program's: its own tracker first; SGLang's steps only if it is involved,
+        # and none that changes an SGLang flag the user never passed (`Rerun without
+        # --enable-torch-compile` for a stand-alone torch.compile script): they run no SGLang with it
+        passed = {*analysis.user_names, *(flag for text in analysis.environment.flags for flag in FLAG_RE.findall(text))}
+        steps = [step for step in steps if all(name in passed for name in sglang_names(step))]
         named = program_names(programs)
         if not named:   # the user says it is not SGLang's and names no program
             steps.insert(0, Sentence("You say this paste does not come from SGLang: the issue tracker and documentation "
@@ -285,8 +312,10 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
             components = sorted(specific(components_in(named[1])))
     if module is None and not decision.failing_components and not named and not decision.question:
         # a report told in words ("XGrammar outputs gibberish under load"): no frame or error
-        # line says where it fails, the components the user names are the best place to look
-        words = " ".join((analysis.question, *(line for line in analysis.plain_lines if looks_like_sentence(line))))
+        # line says where it fails, the components the user names are the best place to look; not
+        # those a program's info line names (`Use flashinfer backend by default.`): that step went well
+        words = " ".join((analysis.question, *(line for line in analysis.plain_lines
+                                               if looks_like_sentence(line) and line not in analysis.logged_lines)))
         said = [c for c in named_in_order(words) if c not in components]
         components = said[:NAMED_COMPONENTS] + components
     known = dict(reasons=[in_language(reason, language) for reason in decision.reasons], question=decision.question,
@@ -356,21 +385,27 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         return NotConfirmed(outcome, diagnosis, steps, **known)
     if outcome == LEAD:
         top = matches[0]
-        confirm = confirm_lines(retrieval.hits[0], frozenset(
-            flag for text in (*analysis.user_names, *analysis.environment.flags) for flag in FLAG_RE.findall(text)))
+        # the failure the user describes chose the lead: its symptom closest to their words would
+        # confirm it, not the entry's first error line, which may be another variant's
+        told = " ".join((analysis.question, *(line for line in analysis.plain_lines if line not in analysis.logged_lines),
+                         *(e.text for e in analysis.errors[:20] if tells_of_failure(e))))
+        paste_text = " ".join((analysis.question, *analysis.plain_lines, *(e.text for e in analysis.errors[:20])))
+        confirm = [] if decision.described else confirm_lines(retrieval.hits[0], frozenset(
+            flag for text in (*analysis.user_names, *analysis.environment.flags) for flag in FLAG_RE.findall(text)),
+            paste_text)
         what = say(UNIT_KINDS.get(top.kind, ("document", "文档")))
         diagnosis = say((f"Not confirmed: the closest known problem is the {what} \"{top.title}\" "
                          f"({_reference(top)}), but it does not fit your log well enough to be the fix.",
                          f"未确认：最接近的已知问题是{what}“{top.title_zh or top.title}”（{_reference(top)}），"
                          "但它和你的日志不够吻合，不能当作修复方法。"))
-        symptom = (confirm_symptom(retrieval.hits[0])
-                   if not confirm and not own_line_shown(retrieval.hits[0]) else None)
+        symptom = (confirm_symptom(retrieval.hits[0], words=told)
+                   if not confirm and (decision.described or not own_line_shown(retrieval.hits[0])) else None)
         if confirm:
             diagnosis += say((f" If your log also shows `{confirm[0]}`, this {what} applies.",
                               f"如果你的日志里还有 `{confirm[0]}`，这个{what}就适用。"))
         elif symptom:
             diagnosis += say((f" It applies if what you see is this: {symptom}.",
-                              f"如果你看到的现象是这样，它就适用：{confirm_symptom(retrieval.hits[0], chinese=True)}。"))
+                              f"如果你看到的现象是这样，它就适用：{confirm_symptom(retrieval.hits[0], chinese=True, words=told)}。"))
         # the lead's own text may say a component the paste names plays no part (its wrong advice
         # blames DeepEP, its fact says DeepEP never runs): that component's debugging is no next step
         excluded = ruled_out_components(retrieval.hits[0].meta) if top.kind == "entry" else frozenset()

@@ -80,6 +80,32 @@ SLOW_STEPS = (
              "client (too few requests at once) or the CPU side, not at the GPU.",
              "请求运行时 GPU 是否忙：`nvidia-smi dmon -s u`；利用率低说明瓶颈在客户端（同时发出的请求太少）或 CPU 一侧，不在 GPU。"),
 )
+# for wrong output the paste shows no error for: with the request that shows it, the change that
+# makes the answer right says where it goes wrong (a component's logs and connectivity checks
+# are for errors, and the report has none)
+_BISECT = ("Bisect it with that request: turn off one feature at a time, {named}the radix cache "
+           "(`--disable-radix-cache`) and CUDA graphs (`--disable-cuda-graph`); if it began after an upgrade, send the "
+           "same request to the release before it. The first change that makes the answer right names the cause.",
+           "用这个请求二分排查：一次关掉一个功能，{named}radix cache（`--disable-radix-cache`）和 CUDA graph"
+           "（`--disable-cuda-graph`）；如果是升级之后才出现的，把同一个请求发给升级前的版本。"
+           "第一个让回答变对的改动就指出了原因。")
+
+
+def bisect_wrong_output(named=()) -> Sentence:
+    """The bisecting step for wrong output, naming first what the user's report names (HiCache's
+    storage backend, Mooncake)."""
+    names = ", ".join(named)
+    return Sentence(_BISECT[0].format(named=f"first what your report names ({names}), then " if names else ""),
+                    _BISECT[1].format(named=f"先关你的报告里提到的（{'、'.join(named)}），再关 " if names else ""))
+
+
+# the kinds of failure whose next steps come from the kind, not from a component, when the paste
+# shows no error line of a program: wrong answers and slowness are measured and bisected, not debugged
+# through a library's error log
+TOLD_KIND_STEPS = ("wrong output", "slow")
+# ...unless the user also tells of a failure that has an error to show
+ERROR_KINDS = frozenset({"crash", "out of memory", "illegal memory access", "build failure"})
+
 # for a server that started and a paste that asks about nothing that went wrong
 NOTHING_FAILED = Sentence("Nothing in your paste failed. If something does go wrong, paste that error (or the request "
                           "that shows it) and the 30 lines before it.",
@@ -378,7 +404,7 @@ FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known_command: bool = False,
               no_error_lines: bool = False, hardware: str | None = None,
               user_flags=frozenset(), words: str = "", building: bool = False,
-              traceback_cut: bool = False, dump_tail: bool = False) -> list[Sentence]:
+              traceback_cut: bool = False, dump_tail: bool = False, told=frozenset()) -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
     generic ones to fill up; each says which component it is for. `quiet_log`: the user says the
     log shows no error, so the step that looks for the first one asks for more log instead;
@@ -389,12 +415,19 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
     `traceback_cut`: the paste's traceback stops before its exception line and shows no other
     error, so the first thing to ask for is the end of that traceback;
     `dump_tail`: the paste is only the end of a thread dump (`assistant.thread_dump`), so the first
-    thing to get is what was above it, not a request that shows a problem."""
+    thing to get is what was above it, not a request that shows a problem;
+    `told`: the kinds of failure the user tells of when the paste shows no error of a program: wrong
+    output or slowness gets the steps for that kind (`kind_steps`), not a component's."""
     if building:
         return list(BUILD_STEPS[:limit])
     error_untold = no_error_lines and not quiet_log and bool(TELLS_OF_ERROR_RE.search(words))
     missing = (TRACEBACK_END if traceback_cut else PASTE_ABOVE_THE_DUMP if dump_tail
                else PASTE_THE_ERROR if error_untold else None)
+    kind = next((k for k in TOLD_KIND_STEPS if k in told), None) if not told & ERROR_KINDS else None
+    if kind and not (traceback_cut or dump_tail):
+        steps = kind_steps(kind, [name for name in components if name in STEPS], user_flags)
+        # a log the user says shows no error: make it say more about the wrong answer
+        return (steps + [QUIET_LOG] if quiet_log and kind == "wrong output" else steps)[:limit]
     for name in components:
         steps = STEPS.get(name)
         if steps:
@@ -431,6 +464,15 @@ def for_version(steps: list[Sentence], version: str | None, registry) -> list[Se
         if step:
             out.append(step)
     return out
+
+
+def kind_steps(kind: str, named=(), user_flags=frozenset()) -> list[Sentence]:
+    """The steps for wrong output (a request that shows it, then bisecting with it) or slowness
+    (measure it, then what the launch turns off)."""
+    if kind == "slow":
+        return list(SLOW_STEPS)
+    request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
+    return [request, bisect_wrong_output(named)]
 
 
 def next_for_kind(kinds, hardware: str | None = None, user_flags=frozenset(), limit: int = MAX_STEPS) -> list[Sentence]:

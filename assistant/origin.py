@@ -93,6 +93,9 @@ MIN_WRAPPED = 15  # characters of another error line a wrapper line must quote t
 SEVERITY = {"raise": 3, "assert": 3, "argparse": 3, "critical": 2, "error": 2, "warning": 1, "info": 0}
 ERROR_WORDS = re.compile(r"error|exception|warn|fail|fatal|fault|abort|out of memory", re.I)
 # Import names whose distribution is named differently.
+# Python's import failures name the module they could not import from or find
+IMPORT_FAILED_RE = re.compile(r"\b(?:ImportError|ModuleNotFoundError)\b.*?(?:cannot import name '[\w.]+' from '([\w.]+)'|"
+                              r"No module named '([\w.]+)')")
 IMPORT_TO_PACKAGE = {"flashinfer": "flashinfer-python", "huggingface_hub": "huggingface-hub"}
 
 
@@ -837,8 +840,16 @@ def foreign_origin(lines: list[str]) -> Origin | None:
     if innermost and innermost[0] and innermost[0] not in SGLANG_PACKAGES:
         name = innermost[0]
         return Origin(is_sglang=False, package=IMPORT_TO_PACKAGE.get(name, name), matched_line=innermost[1].strip())
-    # Raised in SGLang's frame or no frames at all: a C++/CUDA error surfaces through Python
-    # code that only called the library, so the error text itself names the emitter.
+    # Raised in SGLang's frame or no frames at all: a failed import names the package it could
+    # not import from (`cannot import name 'x' from 'aiter'`), whatever platform word another line
+    # has (`rocm720` in an image tag the user quotes)
+    for line in lines:
+        imported = IMPORT_FAILED_RE.search(line)
+        root = (imported.group(1) or imported.group(2)).split(".")[0] if imported else None
+        if root and root not in SGLANG_PACKAGES and not relayed(line):
+            return Origin(is_sglang=False, package=IMPORT_TO_PACKAGE.get(root, root), matched_line=line.strip())
+    # Otherwise a C++/CUDA error surfaces through Python code that only called the library, so the
+    # error text itself names the emitter.
     for line in reversed(lines):
         if relayed(line):
             continue   # the client or Ray only carried it: the error is the other side's

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from assistant.step_versions import step_version_ok as version_applies
 from assistant.provenance import dated_paste_environment, origin_citation, origin_lines, paste_origin
 from assistant.retrieve import Hit, Retrieval
+from assistant.snippets import snippet_language
 from assistant.text import has_cjk, tokenize
 
 # ---- budgets (estimated tokens; see estimate_tokens) ------------------------------------------
@@ -131,7 +132,9 @@ def _entry_lines(meta: dict, version: str | None, registry, compact: bool) -> li
         text = step["text"] if not compact else clip_to_tokens(step["text"], 70)
         label = f" [SGLang {step['versions']}]" if step.get("versions") else ""
         commands = step.get("commands", []) if not compact else step.get("commands", [])[:1]
-        steps.append(f"- {text}{label}" + "".join(f"\n    $ {clip_to_tokens(c, 80)}" for c in commands))
+        # a YAML or Python snippet is not typed into a shell: named by its language, not after `$`
+        steps.append(f"- {text}{label}" + "".join(
+            f"\n    {snippet_language(c) + ':' if snippet_language(c) else '$'} {clip_to_tokens(c, 80)}" for c in commands))
     if steps:
         lines.append("Fix:\n" + "\n".join(steps[:2] if compact else steps))
     if not compact:

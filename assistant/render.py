@@ -10,6 +10,7 @@ import re
 from assistant.answer import Answer
 from assistant.control_chars import neutralize_data
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
+from assistant.snippets import BLOCK_INDENT, FENCE
 from assistant.wording import HEADINGS, colon
 
 _BOLD, _DIM, _RED, _YELLOW, _GREEN, _CYAN, _RESET = (
@@ -178,7 +179,7 @@ def render_text(answer: Answer, color: bool = False) -> str:
             for i, step in enumerate(answer.fix, 1):
                 first, *rest = step.split("\n")
                 out.append(f"  {i}. {first}")
-                out += [c(_CYAN, _step_line(line)) for line in rest]
+                out += [c(_CYAN, line) for line in _step_lines(rest)]
         if answer.next_steps:
             out += ["", c(_BOLD, _colon(answer, words("verify_next")))] + [f"  - {s}" for s in answer.next_steps]
     if answer.warnings:
@@ -208,12 +209,21 @@ def _without_title(diagnosis: str, top) -> str:
     return diagnosis
 
 
-def _step_line(line: str) -> str:
-    """A fix step's command or caution line under its number; the further lines of a multi-line
-    command (a script, a YAML file) keep their own indentation, under the command's first line."""
-    if line.startswith("    ") and line[4:6] in ("$ ", "! "):   # format_step's command and caution lines
-        return f"     {line[4:]}"
-    return f"       {line}"
+def _step_lines(lines: list[str]) -> list[str]:
+    """A fix step's command, snippet and caution lines under its number: a command's `$` and a
+    snippet's fence (`assistant.snippets`) line up under the step's text, a snippet's lines keep
+    their own indentation inside it, and the further lines of a multi-line shell command (a heredoc)
+    stay under the command's first line."""
+    out, in_snippet = [], False
+    for line in lines:
+        fence = line.startswith(BLOCK_INDENT + FENCE)
+        if in_snippet or fence or (line.startswith("    ") and line[4:6] in ("$ ", "! ")):
+            out.append(f"     {line[4:]}" if line.startswith(BLOCK_INDENT) else f"     {line}".rstrip())
+        else:
+            out.append(f"       {line}")
+        if fence:
+            in_snippet = not in_snippet
+    return out
 
 
 def citation_labels(answer: Answer) -> list[str]:

@@ -111,6 +111,9 @@ IPYTHON_SOURCE_RE = re.compile(r"^\s*(?:-*>\s*)?\d+ ")
 # faulthandler's header of one thread's stack, innermost frame first; "Current thread" is the one
 # that received the signal
 THREAD_STACK_RE = re.compile(r"^(Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):")
+# the level field of a logging line below WARNING, with no time stamp before it: "INFO:root:msg",
+# "[INFO] msg", "INFO 08-13 01:01:51 msg", glog's "I0813 01:01:51.123 ..."
+INFO_LEVEL_RE = re.compile(r"^(?:\[?(?:INFO|NOTICE|TRACE)\]?(?::|\s)|I\d{4} \d\d:\d\d)")
 INFO_HINT_RE = re.compile(
     r"Waiting for \d+ workers|Init torch distributed begin|Load weight begin|KV Cache is allocated|"
     r"Capture cuda graph begin|Entering DeepGEMM|Prefill batch|Decode batch|server is fired up|"
@@ -159,6 +162,10 @@ class Analysis:
         return self.originals.get(masked_line, masked_line)
     mentions_sglang: bool = False
     plain_lines: tuple[str, ...] = ()  # the first distinct non-error lines (a fallback query)
+    # those of them a program logged at an info level (a time stamp or `INFO:` in front: `[2025-08-13
+    # 01:01:51] Use flashinfer backend by default.`): the program's words about a healthy step, not
+    # the user's, so a component they name is not where the failure is
+    logged_lines: frozenset = frozenset()
     frame_files: tuple[str, ...] = ()   # file paths of the first traceback's frames, innermost last
     # (file, function) of the failing traceback's frames, innermost last: frames and frame_files
     # drop repeats each on its own, so only these pairs say which function ran in which file
@@ -365,6 +372,7 @@ class _State:
     prose: list[str] = field(default_factory=list)
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     plain: list[str] = field(default_factory=list)
+    logged: set[str] = field(default_factory=set)   # the plain lines a program logged (see Analysis)
     last_assert: str | None = None   # the `assert ...` source line a bare AssertionError refers to
     launch: str | None = None
     environment: EnvironmentReader = field(default_factory=EnvironmentReader)
@@ -619,6 +627,8 @@ def _feed(raw: str, st: _State) -> None:
     if kind is None:
         if len(st.plain) < 40:
             st.plain.append(text)
+            if (end and line[:end].strip()) or INFO_LEVEL_RE.match(text):
+                st.logged.add(text)
         # only the source line right above the exception is the failing assert
         st.last_assert = text if st.in_traceback and text.startswith("assert ") else None
         return
@@ -1003,6 +1013,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         question=" ".join((*st.described, *st.prose))[:2000],
         masked_lines=tuple(dict.fromkeys(kept)),
         plain_lines=tuple(st.plain),
+        logged_lines=frozenset(st.logged),
         other_software=_other_software(st),
         prose_lines=tuple(mask(p) for p in st.prose),
         user_names=tuple(st.environment.user_names),

@@ -5,8 +5,9 @@ The outcome is visible first: a fix carries a FIX badge under its title; a lead 
 heading of its own (`⚠️ LEAD (not confirmed)`, `❔ UNKNOWN: not a known problem`) and has no Fix
 section and no command blocks.
 
-Fix commands (a step's lines starting with "    $ ") become ```bash blocks, which the Gradio
-chatbot gives a copy button. Text that came from the user's log is fenced or put in code spans,
+Fix commands (a step's lines starting with "    $ ") become ```bash blocks, and a step's YAML,
+Python or JSON snippet a block of its own language (`assistant.snippets`); the Gradio chatbot gives
+each a copy button. Text that came from the user's log is fenced or put in code spans,
 so `*`, `_` and `<` in a trace are shown as written instead of being read as Markdown or HTML.
 Everything else that reaches the chat goes through `page_safe`: no raw HTML (an `<img>` in a paste
 or a model answer would make the browser fetch any URL), no Markdown images, no control characters,
@@ -23,11 +24,11 @@ from assistant.answer import Answer, Match
 from assistant.control_chars import neutralize
 from assistant.provenance import CONDITION_PREFIX, dependency_sentence, origin_lines, symbol_sentence
 from assistant.redact import redact
+from assistant.snippets import step_parts
 from assistant.render import flags_heading
 from assistant.text import code_span
 from assistant.wording import colon, heading
 
-COMMAND_PREFIX = "    $ "
 ECHO_MAX_LINES = 40        # lines of a paste repeated in the user's chat bubble
 ECHO_MAX_CHARS = 6000
 MODE_LABELS = {"llm": "written by the SGLang model, checked against the knowledge base",
@@ -79,22 +80,19 @@ def fenced(text: str, language: str = "text") -> str:
 
 def split_step(step: str) -> tuple[str, list[str]]:
     """A fix step -> (its text, its shell commands)."""
-    text, commands = [], []
-    for line in step.split("\n"):
-        if line.startswith(COMMAND_PREFIX):
-            commands.append(line[len(COMMAND_PREFIX):])
-        else:
-            text.append(line.strip())
-    return " ".join(t for t in text if t), commands
+    text, blocks = step_parts(step)
+    return " ".join(text), [code for language, code in blocks if language == "bash"]
 
 
 def fix_markdown(steps: list[str]) -> list[str]:
+    """Each step's text, then its blocks: the shell commands in a bash block, a YAML, Python or JSON
+    snippet in a block of its own language (`assistant.snippets`)."""
     out = []
     for number, step in enumerate(steps, 1):
-        text, commands = split_step(step)
-        out.append(f"{number}. {text}")
-        for command_block in ([fenced("\n".join(commands), "bash")] if commands else []):
-            out += ["", *("   " + line for line in command_block.split("\n")), ""]
+        text, blocks = step_parts(step)
+        out.append(f"{number}. {' '.join(text)}")
+        for language, code in blocks:
+            out += ["", *("   " + line for line in fenced(code, language).split("\n")), ""]
     return out
 
 

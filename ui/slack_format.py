@@ -22,6 +22,7 @@ from assistant.control_chars import neutralize
 from assistant.provenance import CONDITION_PREFIX, dependency_sentence, origin_lines, symbol_sentence
 from assistant.render import flags_heading
 from assistant.wording import colon
+from assistant.snippets import step_parts
 from assistant.redact import REDACTED, redact, redact_data  # noqa: F401 - the library's one scrubber, re-exported
 
 # Slack's documented limits: 3000 characters in a section's text, 50 blocks in a message, and
@@ -95,16 +96,12 @@ def _code_block(lines: list[str]) -> str:
 
 
 def _fix_step(number: int, step: str) -> str:
-    """A fix step: its text, then its commands (lines starting with "    $ ") in one code block."""
-    text_lines, commands = [], []
-    for line in step.split("\n"):
-        if line.startswith("    $ "):
-            commands.append(line[len("    $ "):])
-        else:
-            text_lines.append(line.strip())
-    out = f"{number}. " + md_to_mrkdwn(" ".join(t for t in text_lines if t))
-    if commands:
-        out += "\n" + _code_block(commands)
+    """A fix step: its text, then its shell commands in one code block and each YAML, Python or
+    JSON snippet in its own (`assistant.snippets`)."""
+    text_lines, blocks = step_parts(step)
+    out = f"{number}. " + md_to_mrkdwn(" ".join(text_lines))
+    for _, code in blocks:
+        out += "\n" + _code_block(code.split("\n"))
     return out
 
 
