@@ -15,7 +15,7 @@ import re
 
 from dataclasses import asdict, dataclass, field
 
-from assistant.commands import sglang_names
+from assistant.commands import FLAG_RE, sglang_names
 from assistant.deps import DependencyAdvice
 from assistant.flag_reference import FlagReference
 from assistant.gpu_memory import (GpuMemory, LoadMemory, gpu_memory_json, load_memory_json, paste_gpu_memory,
@@ -210,7 +210,7 @@ def _distinct_lines(lines) -> list[str]:
 
 # the names a wrong-advice claim and a fix step can share: SGLang's and other programs' flags and
 # environment variables (`--watchdog-timeout`, `TRITON_PTXAS_PATH`)
-ADVICE_NAME_RE = re.compile(r"(?<![\w/.=-])--[a-z][\w-]*[a-z0-9]|\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
+ADVICE_NAME_RE = re.compile(rf"{FLAG_RE.pattern}|\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
 
 
 SHARED_NAME_LABEL = ("Wrong advice in circulation (a fix step above also uses {names}, its own way: follow the step, "

@@ -63,7 +63,7 @@ def program_signatures(meta: dict, paste_text: str) -> list[str] | None:
     programs = set().union(*owners) if owners else set()
     if len(programs) < 2:
         return None   # an entry about one program's lines (a package's own messages): nothing to choose
-    named = {term for term in programs if _word(term).search(paste_text)}
+    named = {term for term in programs if PATTERNS[term].search(paste_text)}
     if not named:
         return None
     return [signature for signature, own in zip(signatures, owners) if own & named]

@@ -292,9 +292,10 @@ def _quoted_names(masked_line: str) -> dict[str, str]:
 
 
 def _names_differ(sig_names: dict[str, str], line_names: dict[str, str], line: str = "") -> bool:
-    """Whether the line quotes another name where the signature quotes one: the name is what the
-    error is about (`No module named 'sgl_kernel'` and `No module named 'sgl_kernel.ops'` are a
-    missing package and a package of another release), so a near match must keep it."""
+    """Whether the line quotes another name where the signature quotes one, or ends where the
+    signature's name would follow (`_cut_before_name`): the name is what the error is about (`No
+    module named 'sgl_kernel'` and `No module named 'sgl_kernel.ops'` are a missing package and a
+    package of another release), so a near match must keep it."""
     return any(line_names[word] != name if word in line_names else _cut_before_name(word, line)
                for word, name in sig_names.items())
 
