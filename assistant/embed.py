@@ -12,7 +12,8 @@ the float export on one thread (about 12 vs 26 ms for a 80-token query here), at
 to sentence-transformers' vectors; the retriever runs it in a worker thread while it scores the
 query's words (onnxruntime and tokenizers release the GIL). Ingest embeds with a fully quantized
 int8 model on OpenVINO (ingest.openvino_encoder) when it is installed, else with this same copy on
-all cores, in batches of texts of similar length. An index without the copy (built before it
+all cores, one text per run (its activation scales are per run: a batch-mate would change a
+chunk's vector). An index without the copy (built before it
 existed, or where quantization failed) queries with the float export.
 """
 
@@ -247,8 +248,8 @@ def export_encoder(model: str | None, folder: Path) -> bool:
 
 
 class OnnxIngestEncoder:
-    """Ingest-time encoder: the int8 export, one single-threaded session per core working on
-    batches of texts of similar length."""
+    """Ingest-time encoder: the int8 export, one single-threaded session per core, one text per
+    run."""
 
     def __init__(self, folder: Path, threads: int | None = None):
         import onnxruntime as ort
@@ -278,24 +279,25 @@ class OnnxIngestEncoder:
         self.tokenizer.enable_padding()
         self.dim = int(self.sessions[0].get_outputs()[0].shape[-1] or 384)
 
-    def encode(self, texts: list[str], batch_size: int = 4) -> np.ndarray:
-        """Normalised vectors in the order of `texts`. Sorting by length first means a batch is
-        padded to about its own length, not to the longest text of the corpus; small batches
-        measured faster than 32 here (a batch's attention buffers stay in cache)."""
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Normalised vectors in the order of `texts`, each text run on its own.
+
+        The int8 copy quantizes its activations per run, with one scale for the whole input: a
+        text embedded beside others got a vector that depended on them (cosine down to 0.97 on
+        KB chunks), so an index updated in place differed from one built fresh from the same KB.
+        One text per run costs about 3% of the chunks per second of batches of four here."""
         from concurrent.futures import ThreadPoolExecutor
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        batches = [order[start: start + batch_size] for start in range(0, len(order), batch_size)]
         workers = len(self.sessions)
 
         def run(worker: int) -> None:   # onnxruntime releases the GIL while it computes
-            for rows in batches[worker::workers]:
-                out[rows] = self._embed(self.sessions[worker], [texts[i] for i in rows])
+            for row in range(worker, len(texts), workers):
+                out[row] = self._embed(self.sessions[worker], [texts[row]])
 
-        if workers == 1 or len(batches) == 1:
-            for rows in batches:
-                out[rows] = self._embed(self.sessions[0], [texts[i] for i in rows])
+        if workers == 1 or len(texts) == 1:
+            for row, text in enumerate(texts):
+                out[row] = self._embed(self.sessions[0], [text])
         else:
             with ThreadPoolExecutor(workers) as pool:
                 list(pool.map(run, range(workers)))

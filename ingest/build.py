@@ -56,7 +56,15 @@ def chunk_hash(model: str, text: str) -> str:
     return hashlib.sha256(f"{model}\0{text}".encode("utf-8", "replace")).hexdigest()[:20]
 
 
-def _previous_vectors(index_dir: Path, model: str) -> dict[str, np.ndarray]:
+# How chunk vectors are made. Vectors of an index made another way are embedded again, not reused:
+# before this, onnxruntime's int8 copy ran texts in batches, and its per-run activation scales
+# made a chunk's vector depend on its batch-mates (assistant.embed.OnnxIngestEncoder).
+VECTOR_RECIPE = "one-text-per-run"
+
+
+def _previous_vectors(index_dir: Path, model: str, old_manifest: dict) -> dict[str, np.ndarray]:
+    if old_manifest.get("vectors") != VECTOR_RECIPE:
+        return {}
     try:
         old = Index.load(index_dir, model)
     except AssistantError:
@@ -192,7 +200,7 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
         _Checkpoint(index_dir).remove()
         return BuildStats(units=len(records), chunks=len(texts), embedded=0, reused=len(texts),
                           seconds=time.perf_counter() - started, embed_seconds=0.0, removed_units=removed)
-    previous = _previous_vectors(index_dir, model)
+    previous = _previous_vectors(index_dir, model, old_manifest)
 
     checkpoint = _Checkpoint(index_dir)
     previous.update(checkpoint.load())
@@ -258,7 +266,7 @@ def build_index(index_dir: Path, units: list[Unit], model: str, progress: bool =
         (tmp / "units.json").write_text(json.dumps(records, ensure_ascii=False))
         (tmp / "chunks.json").write_text(json.dumps({"unit": unit_rows, "hash": hashes}))
         manifest = {
-            "format": FORMAT_VERSION, "model": model, "dim": dim, "onnx": onnx,
+            "format": FORMAT_VERSION, "model": model, "dim": dim, "onnx": onnx, "vectors": VECTOR_RECIPE,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"), "chunks": len(texts),
             "units": {r["id"]: r["hash"] for r in records},
             "builder": builder, "files": _file_stamps(tmp), "kb_stamp": kb_stamp,

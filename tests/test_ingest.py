@@ -234,3 +234,27 @@ def test_an_entry_added_after_the_index_was_built_answers_at_once(small_kb):
     assert json.loads(second.stdout)["matches"][0]["id"] == "nvshmem-host-library-missing"
     third = run_ask("--no-llm", "--json", line, kb=small_kb)   # up to date now: no second rebuild
     assert "changed since" not in third.stderr.decode()
+
+
+def test_an_index_updated_in_place_holds_the_vectors_of_a_fresh_build(small_kb, tmp_path):
+    """Adding an entry re-embeds only its chunks; those vectors, and every other, must be the ones
+    a fresh build of the same KB makes. Otherwise the same KB answers differently on a user's
+    updated index and on a clean install."""
+    settings = Settings.from_env({"ASK_KB_DIR": str(small_kb)})
+    ingest_kb(settings, progress=False)
+    for name in ("cuda-graph-capture-failed", "docker-shm-nccl-unhandled-system-error"):
+        shutil.copy(REPO / "kb" / "entries" / f"{name}.md", small_kb / "entries")
+    updated = ingest_kb(settings, progress=False)
+    assert 0 < updated.embedded < updated.chunks
+    fresh_kb = tmp_path / "fresh"
+    shutil.copytree(small_kb / "entries", fresh_kb / "entries")
+    ingest_kb(Settings.from_env({"ASK_KB_DIR": str(fresh_kb)}), progress=False)
+
+    def vectors(index_dir):
+        index = Index.load(index_dir)
+        stored = index.vectors.reconstruct_n(0, index.vectors.ntotal)
+        return {index.chunk_text(row): stored[row] for row in range(index.vectors.ntotal)}
+
+    in_place, fresh = vectors(small_kb / "index"), vectors(fresh_kb / "index")
+    assert in_place.keys() == fresh.keys()
+    assert max(abs(in_place[t] - fresh[t]).max() for t in fresh) < 1e-6
