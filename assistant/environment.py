@@ -60,8 +60,10 @@ GPU_CONTEXT_RE = re.compile(r"GPU|NVIDIA|DGX|AMD|Instinct|Radeon|MTT|Ascend|Atla
 # mini-sglang (`python -m minisgl`) is a separate small engine: its flags and code are not SGLang's
 MINI_SGLANG = r"\bmini[-_ ]?sglang\b|\bminisgl\b"
 MINI_SGLANG_RE = re.compile(MINI_SGLANG, re.I)
-# words that name an activity, not a program: "训练" (training), a training job, fine-tuning
-ACTIVITY_WORDS = r"训练|training (?:job|run|script)|fine-?tun"
+# words that name an activity, not a program: "训练" (training), a training job, fine-tuning. A
+# word inside a model name or path (`Llama-3.3-70B-Instruct-abliterated-finetuned-GPTQ-Int8`,
+# `/ckpt/finetuned/`) names what was trained earlier, not a job running now.
+ACTIVITY_WORDS = r"训练|training (?:job|run|script)|(?<![A-Za-z0-9/.\-])fine-?tun(?!\w*[/\-])"
 # Another program's own log or stack trace: SGLang fixes do not apply unless a signature matches.
 OTHER_SOFTWARE_RE = re.compile(
     r"\bvllm\b|\bvLLM\b|text[-_]generation[-_](?:launcher|router|inference|server)|\bTGI\b|llama\.cpp|llama-server|\bollama\b|"
