@@ -14,6 +14,18 @@ from functools import lru_cache
 
 from assistant.system_messages import in_c_locale
 
+_NAMES_LIST_RE = re.compile(r"\[\s*'[^'\]]{1,80}'(?:\s*,\s*'[^'\]]{1,80}')*\s*\]")
+_COMMAND_ITEM_RE = re.compile(r"'(?:-|[^']*[/\\])")
+
+
+def _command_or_paths(quoted_list: str) -> bool:
+    """A quoted list holding an option (`'-v'`) or a path is a command's arguments or a list of
+    files (`CalledProcessError: Command '['<...>/ptxas', '-v', '--gpu-name=sm_103a']'`): which tool
+    ran, with what, is what tells two such failures apart, so it is masked item by item (paths,
+    numbers), not collapsed like a list of names (`['Glm4ForCausalLM']`)."""
+    return bool(_COMMAND_ITEM_RE.search(quoted_list))
+
+
 _MASKS = [
     # order matters: the specific shapes before the generic number
     (re.compile(r"\x1b\[[0-9;]*m"), ""),  # ANSI colours
@@ -21,7 +33,7 @@ _MASKS = [
     (re.compile(r"\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\b"), "<ts>"),  # glog prefix
     (re.compile(r"\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<ts>"),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
-    (re.compile(r"\[\s*'[^'\]]{1,80}'(?:\s*,\s*'[^'\]]{1,80}')*\s*\]"), "[<names>]"),  # ['Glm4ForCausalLM']
+    (_NAMES_LIST_RE, lambda m: m.group(0) if _command_or_paths(m.group(0)) else "[<names>]"),  # ['Glm4ForCausalLM']
     (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"), "<ip>"),
     (re.compile(r"\[?\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b\]?"), "<ip>"),
     (re.compile(r"\blocalhost:\d+\b"), "localhost:<port>"),

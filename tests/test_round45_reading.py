@@ -23,3 +23,24 @@ def test_a_trainer_log_still_reads_as_a_training_job(assistant):
              "    trainer.train()\n"
              f"{ERROR}\n")
     assert assistant.answer(paste).outcome != "fix"
+
+
+PTXAS = ("subprocess.CalledProcessError: Command '['/usr/local/lib/python3.12/dist-packages/triton/backends/nvidia/"
+         "bin/ptxas', '-lineinfo', '-v', '--gpu-name=sm_103a', '/tmp/tmp3cgjm1ct.ptx', '-o', "
+         "'/tmp/tmp3cgjm1ct.ptx.o']' returned non-zero exit status 255.")
+
+
+def test_a_failed_commands_arguments_are_kept_a_list_of_names_is_not():
+    """Which tool failed, with which options, tells two `CalledProcessError`s apart; the classes
+    a checkpoint lists are what varies between two reports of one error."""
+    from assistant.text import mask
+
+    assert "--gpu-name=sm_103a" in mask(PTXAS) and "ptxas" in mask(PTXAS)
+    assert mask(PTXAS) != mask(PTXAS.replace("ptxas', '-lineinfo', '-v', '--gpu-name=sm_103a'", "ninja', '-v'"))
+    assert mask("architectures ['Glm4ForCausalLM', 'Glm4Model'] are not supported") == \
+        mask("architectures ['Qwen3ForCausalLM'] are not supported")
+
+
+def test_the_failed_ptxas_command_on_a_new_gpu_is_the_bundled_ptxas_fix(assistant):
+    answer = assistant.answer(f"[rank0]: Traceback (most recent call last):\n{PTXAS}\n")
+    assert answer.outcome == "fix" and answer.matches[0].id == "triton-bundled-ptxas-too-old-new-gpu"
