@@ -49,6 +49,7 @@ from assistant.paste_cache import per_analysis
 from assistant.phase import phase_conflict
 from assistant.provenance import paste_origin, paste_symbol
 from assistant.release_range import OLDEST_RELEASE, ends_before, module_of, of_known_releases, release_range, scope_fits
+from assistant.tell_apart import pointed_sibling
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import code_span, mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence
@@ -141,6 +142,46 @@ PROMOTE_FROM = 3   # a runner-up this close may take the top place when only it 
 
 
 def decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=None) -> Decision:
+    """Decide on the top hit (`_decide`), then hand a paste that says a sibling's case to that
+    sibling (`_told_apart`)."""
+    decision = _decide(hits, tokens, index, analysis, idf)
+    if analysis is None or decision.question or decision.outcome == UNKNOWN or not hits:
+        return decision
+    return _told_apart(decision, hits, tokens, index, analysis, idf) or decision
+
+
+# the lead goes to the sibling the paste's words point to
+TOLD_APART_REASON = ("Your paste says {word}: that is this entry's case, not that of kb:{other}, though both "
+                     "print the same error line; no line of this entry's own confirms it yet.",
+                     "你贴的内容里有 {word}：这是这个条目讲的情况，不是 kb:{other} 的，虽然两者打印同样的报错行；"
+                     "但还没有这个条目自己的报错行能确认它。")
+# the sibling was not retrieved: the entry stays, as a lead that says where the words point
+POINTS_AWAY_REASON = ("Your paste says {word}, which this entry tells apart from its own case: that is kb:{sibling}.",
+                      "你贴的内容里有 {word}，这个条目说明这种情况不归它管：那是 kb:{sibling}。")
+
+
+def _told_apart(decision: Decision, hits, tokens, index: Index, analysis: Analysis, idf) -> Decision | None:
+    """The decided entry names a sibling that shares its lines (`tell_apart`) and the paste says a
+    word of the sibling's case: the sibling is decided in its place (its fix when a line of its own
+    confirms it, else a lead), and this entry's fix is never shown. None when nothing points away."""
+    chosen = hits[decision.top]
+    pointed = pointed_sibling(chosen.meta, analysis) if chosen.kind == "entry" else None
+    if pointed is None:
+        return None
+    sibling_id, word = pointed
+    at = next((i for i, hit in enumerate(hits) if hit.kind == "entry" and hit.unit_id == sibling_id), None)
+    if at is None:   # the sibling was not retrieved: this entry stays, as a lead at most
+        reason = Sentence(*(text.format(word=word, sibling=sibling_id) for text in POINTS_AWAY_REASON))
+        return replace(decision, outcome=LEAD, confidence=min(decision.confidence, 0.59),
+                       reasons=(reason, *decision.reasons))
+    alt = _decide_top([hits[at], *(hit for i, hit in enumerate(hits) if i != at)], tokens, index, analysis, idf)
+    if alt.outcome == FIX:
+        return replace(alt, top=at)
+    reason = Sentence(*(text.format(word=word, other=chosen.unit_id) for text in TOLD_APART_REASON))
+    return replace(alt, outcome=LEAD, confidence=min(alt.confidence, 0.59), reasons=(reason,), top=at)
+
+
+def _decide(hits, tokens, index: Index, analysis: Analysis | None = None, idf=None) -> Decision:
     """Decide on the top hit; see the module docstring. When the top entry does not fit the paste
     (a scope conflict, an unexplained root error) but a runner-up matched a signature line and
     fits, the runner-up is the fix: `Decision.top` says which hit the decision is about. A fix that

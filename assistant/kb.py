@@ -107,6 +107,9 @@ class Entry:
     # (assistant.gpu_arch)
     gpu_arch: tuple[str, ...] = ()
     verify_zh: tuple[str, ...] = ()   # each `verify` line in Chinese, in the same order
+    # siblings that share this entry's lines, each with the words that mean its case and not this
+    # one's (`{"entry": id, "words": [...]}`; assistant.tell_apart)
+    tell_apart: tuple[dict, ...] = ()
 
     @property
     def source_labels(self) -> list[str]:
@@ -123,7 +126,7 @@ class Entry:
         d["wrong_advice"] = tuple(WrongAdvice(**w) for w in d["wrong_advice"])
         d["sources"] = tuple(Source(**s) for s in d["sources"])
         for key in ("signatures", "symptoms", "keywords", "hardware", "verify", "components", "os", "gpu_arch",
-                    "verify_zh"):
+                    "verify_zh", "tell_apart"):
             d[key] = tuple(d.get(key) or ())
         return cls(**d)
 
@@ -264,7 +267,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
              "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal", "raised_in", "phase",
-             "caller_needs_other_release", "gpu_arch", "verify_zh", "wrong_advice_zh"}
+             "caller_needs_other_release", "gpu_arch", "verify_zh", "wrong_advice_zh", "tell_apart"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -310,6 +313,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
     diagnosis = meta.get("diagnosis", False)
     if not isinstance(diagnosis, bool):
         raise EntryError("'diagnosis' must be true or false")
+    tell_apart = _tell_apart(meta.get("tell_apart"), entry_id)
     caller_needs_other_release = meta.get("caller_needs_other_release", False)
     if not isinstance(caller_needs_other_release, bool):
         raise EntryError("'caller_needs_other_release' must be true or false")
@@ -364,8 +368,29 @@ def parse_entry(text: str, path: str = "") -> Entry:
         phase=phase,
         caller_needs_other_release=caller_needs_other_release,
         gpu_arch=gpu_arch,
+        tell_apart=tell_apart,
         cause_zh=join_chinese(" ".join(str(meta.get("cause_zh") or "").split())),
     )
+
+
+def _tell_apart(value, entry_id: str) -> tuple[dict, ...]:
+    """`tell_apart`: a list of {entry: sibling id, words: [words in a paste that mean its case]}."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise EntryError("'tell_apart' must be a list of {entry: id, words: [...]} mappings")
+    siblings = []
+    for item in value:
+        if not isinstance(item, dict) or set(item) != {"entry", "words"}:
+            raise EntryError("each 'tell_apart' item must be a mapping with exactly 'entry' and 'words'")
+        sibling = str(item["entry"])
+        if not ID_RE.match(sibling) or sibling == entry_id:
+            raise EntryError(f"tell_apart entry {sibling!r} must be another entry's id")
+        words = _str_list(item["words"], "tell_apart words")
+        if not words or any(not w.strip() for w in words):
+            raise EntryError(f"tell_apart for {sibling!r} needs at least one non-empty word")
+        siblings.append({"entry": sibling, "words": tuple(w.strip() for w in words)})
+    return tuple(siblings)
 
 
 def entry_files(entries_dir: Path) -> list[Path]:
@@ -426,6 +451,10 @@ def check_entries(entries_dir: Path, registry=None, messages=None) -> CheckRepor
                                    signature_warnings(entry.signatures, releases_affected(entry), messages))
             report.warnings.extend(f"{path}: {msg}" for msg in raised_in_warnings(entry.raised_in, messages))
         report.entries.append(entry)
+    for entry in report.entries:
+        for sibling in entry.tell_apart:
+            if sibling["entry"] not in seen:
+                report.errors.append(f"{seen[entry.id]}: tell_apart names {sibling['entry']!r}, which is no entry")
     return report
 
 
