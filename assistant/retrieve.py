@@ -22,6 +22,7 @@ from assistant.glossary import english_terms
 from assistant.gpu_memory import paste_gpu_memory
 from assistant.host_platform import non_linux_scope, only_non_linux, platform_fits
 from assistant.index import Index
+from assistant.named_identifiers import NamedIdentifiers, paste_identifiers
 from assistant.quoted_paths import line_with_paths_as_placeholders, signature_paths
 from assistant.term_weights import masked_signature, token_idf
 from assistant.text import CHINESE_CHAR_RE, mask, tokenize
@@ -368,6 +369,14 @@ class Retriever:
         self._worker: ThreadPoolExecutor | None = None
         self._exact_table: list[tuple[str, str | None, int]] | None = None
         self._declaring: list[int] | None = None
+        self._named: NamedIdentifiers | None = None
+
+    def _named_identifiers(self) -> NamedIdentifiers:
+        """Which entries name each environment variable and flag, built on first use."""
+        if self._named is None:
+            self._named = NamedIdentifiers((u, unit.title, unit.meta) for u, unit in enumerate(self.index.units)
+                                           if unit.kind == "entry")
+        return self._named
 
     def _embedding(self, text: str) -> Future:
         """The query's vector, computed in a worker thread (two: a web UI answers two users at once)."""
@@ -512,9 +521,15 @@ class Retriever:
         candidates = [int(u) for rows in self._kind_groups()
                       for u in _best(rows, fused, CANDIDATES) if fused[u] > 0]
         declared = self._declared_site_units(analysis) if use_trace else {}
+        named_boost: dict[int, float] = {}
         if use_trace:
+            # an environment variable or flag the user wrote that few entries name points at them
+            named = self._named_identifiers()
+            pasted = paste_identifiers(dict.fromkeys((*analysis.prose_lines, *lines)), _is_command)
+            named_boost = named.boosts(pasted)
             pooled = set(candidates)
-            candidates += [u for u in [*self._exact_signature_units(joined), *declared] if u not in pooled]
+            candidates += [u for u in [*self._exact_signature_units(joined), *declared, *named.candidates(pasted)]
+                           if u not in pooled]
             candidates = list(dict.fromkeys(candidates))
         token_cache: dict[str, frozenset] = {}
 
@@ -548,7 +563,7 @@ class Retriever:
                 # something failed, and one the server served on after did not stop it: either ranks
                 # an entry less than a line that says what failed
                 weight *= GENERIC_SIGNATURE_SHARE
-            score = (float(fused[u]) + weight * sig) * KIND_PRIOR.get(unit.kind, 0.8)
+            score = (float(fused[u]) + weight * sig + named_boost.get(u, 0.0)) * KIND_PRIOR.get(unit.kind, 0.8)
             score *= _issue_prior(unit.meta) if unit.kind == "issue" else 1.0
             hits.append(Hit(unit.id, unit.kind, unit.title, unit.title_zh, unit.url, round(score, 4),
                             round(float(lex_norm[u]), 4), round(float(dense_unit[u]), 4),

@@ -42,3 +42,56 @@ def test_a_quoted_path_stands_for_any_path_but_another_file(line, fits):
     sig, files = signature_paths("at '<path>/config.json' is not")
     assert (line_with_paths_as_placeholders(line, files) == sig) is fits
 
+
+# A6: a report about the one env var that a single tool-call entry is about; other tool-call entries
+# share more of its words
+FORWARD_UNKNOWN_TOOLS = (
+    "[Bug] GLM streaming parsers forward unknown tools when SGLANG_FORWARD_UNKNOWN_TOOLS is disabled\n\n"
+    "With `SGLANG_FORWARD_UNKNOWN_TOOLS=false` (the default), one-shot parsing drops calls whose function name is "
+    "not present in the supplied tool list. The GLM-4 and GLM-4.7 streaming paths do not apply the same policy: "
+    "they emit the undeclared name and arguments to the client.\n\n"
+    "Reproduced on commit `86b044c`, with `SGLANG_FORWARD_UNKNOWN_TOOLS=false` and a tool list containing only `known`.\n\n"
+    "Feed each input character by character to `parse_streaming_increment()`:\n\n"
+    "| Detector | Input |\n| --- | --- |\n| `Glm4MoeDetector` | `<tool_call>unknown\\n</tool_call>` |\n"
+    "| `Glm47MoeDetector` | `<tool_call>unknown</tool_call>` |\n\n"
+    "Both streaming parsers emit:\n\n```text\n[(0, \"unknown\", \"\"), (0, None, \"{}\")]\n```\n\n"
+    "For the same declared-tool list and default policy, one-shot `detect_and_parse()` returns no calls.\n")
+
+
+def test_the_env_var_only_one_entry_names_leads_to_that_entry(assistant):
+    answer = assistant.answer(FORWARD_UNKNOWN_TOOLS)
+    assert answer.outcome != "fix"
+    assert answer.matches[0].id == "tool-call-unknown-function-name-dropped"
+
+
+def test_an_identifier_many_entries_name_points_at_none_of_them():
+    from assistant.named_identifiers import NAMED_IDENTIFIER_BOOST, NamedIdentifiers
+
+    named = NamedIdentifiers([(0, "Tool calls dropped when SGLANG_FORWARD_UNKNOWN_TOOLS is off", {}),
+                              *((i, "Out of memory", {"keywords": ["--mem-fraction-static"]}) for i in range(1, 11))])
+    boosts = named.boosts(frozenset({"SGLANG_FORWARD_UNKNOWN_TOOLS", "--mem-fraction-static"}))
+    assert boosts == {0: NAMED_IDENTIFIER_BOOST}      # ten entries name the flag: it points at none
+    assert named.candidates(frozenset({"--mem-fraction-static"})) == []
+    two = NamedIdentifiers([(0, "NCCL_CUMEM_HOST_ENABLE=0 fixes it", {}), (1, "About NCCL_CUMEM_HOST_ENABLE", {})])
+    assert two.boosts(frozenset({"NCCL_CUMEM_HOST_ENABLE"})) == {0: NAMED_IDENTIFIER_BOOST / 2, 1: NAMED_IDENTIFIER_BOOST / 2}
+
+
+def test_a_flag_in_the_launch_command_is_configuration_not_evidence():
+    from assistant.named_identifiers import paste_identifiers
+    from assistant.retrieve import _is_command
+
+    lines = ["python -m sglang.launch_server --model /m --kt-weight-path /w --kt-method RAWINT4",
+             "the server stops after SGLANG_ENABLE_JIT_DEEPGEMM=0 and --enable-dp-attention"]
+    assert paste_identifiers(lines, _is_command) == {"SGLANG_ENABLE_JIT_DEEPGEMM", "--enable-dp-attention"}
+
+
+def test_variables_a_launcher_sets_in_its_command_line_are_configuration():
+    from assistant.named_identifiers import paste_identifiers
+    from assistant.retrieve import _is_command
+
+    line = ("(AReaL) 20251231-02:44:48.724 LocalLauncher INFO: Starting local process with command: "
+            "TOKENIZERS_PARALLELISM=true PYTORCH_KERNEL_CACHE_PATH=/tmp/k/ TRITON_CACHE_DIR=/tmp/t")
+    assert paste_identifiers([line], _is_command) == frozenset()
+    assert paste_identifiers(["With `SGLANG_FORWARD_UNKNOWN_TOOLS=false` the call is dropped"], _is_command) \
+        == {"SGLANG_FORWARD_UNKNOWN_TOOLS"}
+
