@@ -423,6 +423,26 @@ def _job_status(text: str, st: _State) -> bool:
     return True
 
 
+# where a command that starts SGLang begins: its program, after any `VAR=value`, `nohup`, `bash -c '`
+_PROGRAM_RE = re.compile(r"[\w/.-]*python[\d.]*\s+(?:-\S+\s+)*-m\s+sglang\b|\bsglang\s+serve\b|[\w/.-]*launch_server")
+_SHELL_PREFIX_RE = re.compile(r"(?:\s*(?:[A-Za-z_]\w*=\S*|nohup|sudo|exec|env|time|(?:ba)?sh\s+-c|['\"`]))*\s*")
+# what ends the user's words or a shell prompt before the command: "...with Triton 3.5: python3 -m ...",
+# `root@host:~# `, `$ `
+_COMMAND_INTRO_RE = re.compile(r"(?::|：|[$#>])\s")
+
+
+def _command_only(text: str) -> str:
+    """A line that holds a launch command, without the sentence or the prompt before it (`Launching
+    SGLang on a GB300 node ...: python3 -m sglang.launch_server ...`)."""
+    program = _PROGRAM_RE.search(text)
+    if not program:
+        return text
+    for intro in reversed(list(_COMMAND_INTRO_RE.finditer(text, 0, program.start()))):
+        if _SHELL_PREFIX_RE.fullmatch(text, intro.end(), program.start()):
+            return text[intro.end():]
+    return text
+
+
 def _finish_command(st: _State) -> None:
     if st.pending_command and st.launch is None:
         st.launch = st.pending_command
@@ -500,7 +520,7 @@ def _feed(raw: str, st: _State) -> None:
         st.loose_flags = text
     if st.launch is None and ("sglang" in text or "launch_server" in text) and SGLANG_MARKER_RE.search(text) \
             and not text.startswith("File "):   # a traceback's frame in launch_server.py is not the command
-        st.pending_command = text.rstrip("\\").strip()
+        st.pending_command = _command_only(text).rstrip("\\").strip()
         st.command_quoted = quoted
         if not line.rstrip().endswith("\\"):
             _finish_command(st)

@@ -95,3 +95,54 @@ def test_variables_a_launcher_sets_in_its_command_line_are_configuration():
     assert paste_identifiers(["With `SGLANG_FORWARD_UNKNOWN_TOOLS=false` the call is dropped"], _is_command) \
         == {"SGLANG_FORWARD_UNKNOWN_TOOLS"}
 
+
+# B14: what the paste states about the setup, read as written
+
+def _detected(text: str):
+    from assistant.trace import analyze
+    return analyze(text).environment
+
+
+def test_a_server_args_dump_gives_the_host_the_user_set_not_the_defaults():
+    env = _detected("[2025-02-17 11:56:21] server_args=ServerArgs(model_path='/models/Qwen2.5-7B-Instruct', "
+                    "host='0.0.0.0', port=30000, tp_size=1, mem_fraction_static=0.88)\n")
+    assert env.flags == ("--model-path /models/Qwen2.5-7B-Instruct", "--host 0.0.0.0", "--mem-fraction-static 0.88")
+
+
+def test_server_args_fields_copied_without_their_dump_are_flags():
+    env = _detected("sglang                                 0.5.10\n\n"
+                    "ep_size=32, moe_a2a_backend='deepep', moe_runner_backend='auto', deepep_mode='auto'\n")
+    assert env.flags == ("--ep-size 32", "--moe-a2a-backend deepep")
+
+
+def test_the_launch_command_is_the_command_without_the_users_sentence_before_it():
+    env = _detected("Launching SGLang on a GB300 node (aarch64, sm_103) from a late-2025 image whose torch comes with "
+                    "Triton 3.5: python3 -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B\n"
+                    "LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.tcgen05.wait.st\n")
+    assert env.launch_command == "python3 -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B"
+    assert env.gpu == "GB300"
+
+
+@pytest.mark.parametrize("text, gpu", [
+    ("PD disagg deploy：\nP/D H200，P use hicache, storage use mooncake with backend .\n", "H200"),
+    ("lmsysorg/sglang:v0.5.10-rocm720-mi35x, SGLANG_USE_AITER=1, started from /sgl-workspace\n", "MI35x"),
+    ("NeMo RL DPO on 8x L4 fails with unhandled cuda error\n", "L4"),
+    ("NVIDIA L40S, the server dies at startup\n", "L40S"),
+    ("see the stack in L4 of my notes, it fails at import\n", None),     # a line number, not a GPU
+    ("Regression on RTX Pro 6000 with ktransformers\n", "RTX Pro 6000"),
+])
+def test_gpus_are_read_where_they_are_named_and_only_there(text, gpu):
+    assert _detected(text).gpu == gpu
+
+
+def test_nccl_and_cann_versions_are_detected_and_shown(assistant):
+    env = _detected("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3699, unhandled cuda "
+                    "error (run with NCCL_DEBUG=INFO for details), NCCL version 2.27.3\n")
+    assert env.nccl_version == "2.27.3"
+    assert _detected("Ascend env:\ncann                                   8.5.0\ntorch_npu   2.8.0.post2\n").cann_version \
+        == "8.5.0"
+    from assistant.render import render_text
+    answer = assistant.answer("Ascend env:\ncann                                   8.5.0\n"
+                              "RuntimeError: NPU out of memory. Tried to allocate 5503.00 GiB\n")
+    assert "CANN 8.5.0" in render_text(answer)
+
