@@ -382,6 +382,9 @@ class _State:
                                        # sentence is a message the user quotes, not their words
     seen_text: bool = False        # a non-blank line was read: the next one is not the title
     describing: bool = False       # under a report's "Describe the bug" / "Summary" heading
+    # the line right under a report's title: a sentence there says what the report is about, whether
+    # or not it talks to the reader ("The launcher hides error messages because ...")
+    under_title: bool = False
     in_fence: bool = False         # inside a Markdown code block (the user's log, not their words)
     described: list[str] = field(default_factory=list)   # the report's title and description
     chain_lines: list[int] = field(default_factory=list)   # "During handling of the above exception" lines
@@ -468,6 +471,7 @@ def _feed(raw: str, st: _State) -> None:
         st.last_was_prose = False  # a blank line ends the user's paragraph
         return
     title, st.seen_text = not st.seen_text, True   # a report's first line is its title
+    under_title, st.under_title = st.under_title, title and _title_of(line.strip()) is not None
     if st.pending_command is not None:
         st.pending_command += " " + line.strip().rstrip("\\").strip()
         if not line.rstrip().endswith("\\"):
@@ -549,7 +553,7 @@ def _feed(raw: str, st: _State) -> None:
         # the report's title and description are the user's summary (read into the question), but
         # the line is matched as the log line it may quote: the rest of this function as before
         summary = (_title_of(line.strip()) if title else
-                   text if st.describing and not st.in_fence and not heading and text == line.strip()
+                   text if (st.describing or under_title) and not st.in_fence and not heading and text == line.strip()
                    and _wordy(text) and _classify(text) is None else None)
         if summary and summary not in st.described:
             st.described.append(summary)

@@ -146,3 +146,14 @@ def test_nccl_and_cann_versions_are_detected_and_shown(assistant):
                               "RuntimeError: NPU out of memory. Tried to allocate 5503.00 GiB\n")
     assert "CANN 8.5.0" in render_text(answer)
 
+
+# A3 (in part): the sentence under a report's title says what it is about, though it talks to no one
+def test_the_sentence_under_a_reports_title_is_the_users_words():
+    from assistant.trace import analyze
+
+    analysis = analyze("chore: Expose error when lauch sglang server\n"
+                       "The current `sglang_lancher` hides error messages because finally always executes → kills "
+                       "the main process → prevents traceback printing, making debugging difficult\n"
+                       "(AReaL) 20251231-02:44:48.700 PlatformInit INFO: Detected CUDA device: NVIDIA A800-SXM4-80GB\n")
+    assert "hides error messages" in analysis.question
+    assert "PlatformInit" not in analysis.question
