@@ -49,6 +49,7 @@ from assistant.paste_cache import per_analysis
 from assistant.phase import phase_conflict
 from assistant.provenance import paste_origin, paste_symbol
 from assistant.release_range import OLDEST_RELEASE, ends_before, module_of, of_known_releases, release_range, scope_fits
+from assistant.quoted_paths import line_with_paths_as_placeholders, signature_paths
 from assistant.tell_apart import pointed_sibling
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import code_span, mask, tokenize
@@ -986,8 +987,13 @@ def _matched_signatures(top) -> list[str]:
 def _evidence_for(top, signature: str) -> str | None:
     """The user's line (of the matched evidence) that holds a signature, or None."""
     masked, tokens = masked_signature(signature)
+    paths = signature_paths(masked)
+    if paths:   # the path the signature quotes stands for the one the user's line quotes
+        masked, tokens = paths[0], frozenset(tokenize(paths[0]))
     for line in top.evidence:
         masked_line = mask(line).lower()
+        if paths:
+            masked_line = line_with_paths_as_placeholders(masked_line, paths[1])
         if masked in masked_line or (len(tokens) >= 4 and
                                      len(tokens & frozenset(tokenize(masked_line))) >= 0.8 * len(tokens)):
             return line

@@ -39,6 +39,13 @@ CUDA_TOOLKIT_RES = [
     re.compile(r"/usr/local/cuda-(\d{2}\.\d)\b"),
 ]
 TORCH_CUDA_RE = re.compile(r"\+cu(\d{2,3})\b")
+# NCCL's own banner (`NCCL version 2.21.5+cuda12.4`, also in torch's `NCCL error ..., NCCL version
+# 2.27.3`), the pip wheel (`nvidia-nccl-cu12 2.27.3`) or the user's words (`NCCL 2.27.3`)
+NCCL_VERSION_RES = [re.compile(r"\bNCCL(?:\s+version)?\s*:?\s*v?(\d+\.\d+\.\d+)\b"),
+                    re.compile(r"\bnvidia-nccl-cu\d+\s*(?:==|\s)\s*(\d+\.\d+\.\d+)\b")]
+# Ascend's CANN toolkit: `pip list`-style `cann   8.5.0`, `CANN version: 8.3.RC1`, an image tag `-cann8.2.rc1-`
+CANN_VERSION_RES = [re.compile(r"(?<![\w.+])cann(?:[-_ ]?version)?\s*(?:==|:|\s)?\s*v?(\d+\.\d+(?:\.(?:rc)?\d+)?)(?![\w])",
+                               re.I)]
 FLASHINFER_VERSION_RES = [re.compile(r"\bflashinfer(?:[-_]python)?\s*(?:==|:|\s|version\s*:?\s*)\s*" + _VERSION, re.I)]
 GPU_RE = re.compile(
     r"(?:(?<![A-Za-z0-9_])|(?<=\d[x×]))(?:NVIDIA\s+|AMD\s+|Instinct\s+)*(?:GeForce\s+|Tesla\s+|Radeon\s+(?:PRO\s+)?)?"
@@ -48,6 +55,11 @@ GPU_RE = re.compile(
     # a plural ("two RTX 4090s") or Chinese right after the name ("在H20上面") still ends it
     r"(?=s?(?![A-Za-z0-9_]))"
 )
+# data-center GPU names that mean nothing else in a paste: read without a GPU word ("P/D H200，P use hicache").
+# Shorter names (`L4`, `A10`, `T4`) need one: `L4` is also a line number, `A10` a paper size
+STANDALONE_GPU_RE = re.compile(r"(?:GB[23]00|[ABH][18]00|H200|H20|B[23]00|MI3\d{2}X)$")
+# the GPU an AMD image is built for (`lmsysorg/sglang:v0.5.10-rocm720-mi35x`, `rocm/sgl-dev:...-mi30x`)
+IMAGE_GPU_RE = re.compile(r"(?:lmsysorg|rocm)/(?:sglang|sgl-dev)[\w-]*:[\w.-]*-(mi\d{2}x)\b", re.I)
 # a GPU named in a sentence with no GPU word: "on A800.", "8*H20", "在H20上面"
 ON_GPU_RE = re.compile(r"(?:\b(?:on|with|using|across)\s+(?:an?\s+|one\s+|two\s+|four\s+|eight\s+)?|"
                        r"\d\s?[*×x]\s?|[在用]\s?)$", re.I)
@@ -185,11 +197,16 @@ def hardware_vote(text: str, bits: int) -> str:
         return ""
     return named[0]
 SERVER_ARGS_KEYS = (
-    "model_path", "tp_size", "dp_size", "ep_size", "pp_size", "nnodes", "enable_dp_attention", "attention_backend",
+    "model_path", "host", "port", "tp_size", "dp_size", "ep_size", "pp_size", "nnodes", "enable_dp_attention", "attention_backend",
     "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "disaggregation_mode",
     "disaggregation_transfer_backend", "quantization", "kv_cache_dtype", "enable_torch_compile",
     "disable_cuda_graph", "moe_a2a_backend", "deepep_mode", "speculative_algorithm", "context_length",
 )
+# values that are a field's default in every release: a dump prints them whatever the user set
+SERVER_ARGS_DEFAULTS = {"host": ("127.0.0.1",), "port": ("30000",)}
+# a fragment of a ServerArgs dump the user copied without its `ServerArgs(` (`ep_size=32,
+# moe_a2a_backend='deepep', deepep_mode='auto'`): two of its fields at least
+SERVER_ARGS_FIELD_RE = re.compile(r"(?<![\w.])(?:" + "|".join(SERVER_ARGS_KEYS) + r")=[^,)\s]")
 
 
 @dataclass(frozen=True)
@@ -198,6 +215,8 @@ class Environment:
     torch_version: str | None = None
     cuda_version: str | None = None
     flashinfer_version: str | None = None
+    nccl_version: str | None = None
+    cann_version: str | None = None   # Ascend's toolkit
     gpu: str | None = None
     hardware: str | None = None  # nvidia / amd / musa / ascend
     flags: tuple[str, ...] = ()  # "--tp 8", "--enable-dp-attention", as the user wrote them
@@ -210,6 +229,7 @@ class Environment:
     def to_dict(self) -> dict:
         return {"sglang_version": self.sglang_version, "torch_version": self.torch_version,
                 "cuda_version": self.cuda_version, "flashinfer_version": self.flashinfer_version,
+                "nccl_version": self.nccl_version, "cann_version": self.cann_version,
                 "gpu": self.gpu, "hardware": self.hardware, "flags": list(self.flags),
                 "launch_command": self.launch_command, "sglang_releases": self.sglang_releases,
                 "sglang_releases_by": self.sglang_releases_by}
@@ -250,7 +270,8 @@ class EnvironmentReader:
         settled = _SGLANG_HINT if self.mentions_sglang else 0
         if (vote is None or possible & (_CUDA | _GPU | _SGLANG_HINT | _OTHER) & ~settled or "sglang" in low
                 or "torch" in low or "flashinfer" in low or "--" in shape or "SGL" in shape
-                or "ServerArgs(" in shape):
+                or "ServerArgs(" in shape or "nccl" in low or "cann" in low or "-mi" in low
+                or _server_args_fragment_hint(shape)):
             return None
         return vote
 
@@ -294,10 +315,23 @@ class EnvironmentReader:
             v = _first(FLASHINFER_VERSION_RES, line)
             if v:
                 env["flashinfer_version"] = v
+        if "nccl" in low and "nccl_version" not in env:
+            v = _first(NCCL_VERSION_RES, line)
+            if v:
+                env["nccl_version"] = v
+        if "cann" in low and "cann_version" not in env:
+            v = _first(CANN_VERSION_RES, line)
+            if v:
+                env["cann_version"] = v
+        if "gpu" not in env and "-mi" in low:
+            image = IMAGE_GPU_RE.search(line)
+            if image:
+                env["gpu"] = image.group(1).upper()[:-1] + "x"
         if "gpu" not in env and possible & _GPU:
             context = GPU_CONTEXT_RE.search(line)
             m = next((m for m in GPU_RE.finditer(line) if not MODEL_NAME_PART_RE.search(line, 0, m.start())
-                      and not line.startswith("+", m.end()) and (context or ON_GPU_RE.search(line[:m.start()]))),
+                      and not line.startswith("+", m.end())
+                      and (context or ON_GPU_RE.search(line[:m.start()]) or STANDALONE_GPU_RE.match(m.group(1)))),
                      None)
             counted = None if m else COUNTED_CARD_RE.search(line)
             if m:
@@ -321,6 +355,8 @@ class EnvironmentReader:
             self.other_software[NOT_SGLANG_NAME] = 1
         if "ServerArgs(" in line and self.server_args is None:
             self.server_args = line[line.index("ServerArgs("):][:20000]
+        elif self.server_args is None and _server_args_fragment_hint(line) and len(SERVER_ARGS_FIELD_RE.findall(line)) >= 2:
+            self.server_args = line[:20000]
 
     def environment(self, prose: list[str], launch: str | None, loose_flags: str | None,
                     sentences: tuple[str, ...] = ()) -> Environment:
@@ -356,6 +392,7 @@ class EnvironmentReader:
         return Environment(
             sglang_version=env.get("sglang_version"), torch_version=env.get("torch_version"),
             cuda_version=env.get("cuda_version"), flashinfer_version=env.get("flashinfer_version"),
+            nccl_version=env.get("nccl_version"), cann_version=env.get("cann_version"),
             gpu=env.get("gpu"), hardware=hardware, flags=tuple(flags), launch_command=launch,
         )
 
@@ -386,6 +423,11 @@ def _without_cut_flag(command: str, pairs: list[tuple[str, str | None]]) -> list
     return pairs[:-1] if cut else pairs
 
 
+def _server_args_fragment_hint(line: str) -> bool:
+    """Whether a line may hold a fragment of a ServerArgs dump (a cheap test before the regex)."""
+    return "=" in line and ("_size=" in line or "_backend=" in line or "model_path=" in line or "_mode=" in line)
+
+
 def _server_args_flags(server_args: str) -> list[str]:
     flags = []
     for key in SERVER_ARGS_KEYS:
@@ -393,7 +435,7 @@ def _server_args_flags(server_args: str) -> list[str]:
         if not m:
             continue
         value = m.group(1).strip().strip("'\"")
-        if value in ("None", "False", "0", "1", "auto", ""):
+        if value in ("None", "False", "0", "1", "auto", "") or value in SERVER_ARGS_DEFAULTS.get(key, ()):
             continue  # defaults say nothing about the setup
         flag = "--" + key.replace("_", "-")
         flags.append(flag if value == "True" else f"{flag} {value}")

@@ -227,7 +227,8 @@ def render_trace(retrieval: Retrieval) -> str:
     releases = env.sglang_releases and f"{env.sglang_releases} ({basis.get(env.sglang_releases_by, 'by the files in the traceback')})"
     detected = [f"{label} {value}" for label, value in (
         ("SGLang", env.sglang_version or releases), ("torch", env.torch_version), ("CUDA", env.cuda_version),
-        ("flashinfer", env.flashinfer_version), ("GPU", env.gpu), ("hardware", env.hardware)) if value]
+        ("flashinfer", env.flashinfer_version), ("NCCL", env.nccl_version), ("CANN", env.cann_version),
+        ("GPU", env.gpu), ("hardware", env.hardware)) if value]
     lines.append("Detected environment: " + (", ".join(detected) or "no versions found in the paste"))
     if env.flags:
         lines.append("Launch flags: " + " ".join(env.flags))

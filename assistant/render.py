@@ -40,6 +40,10 @@ def _detected_line(answer: Answer) -> str:
         parts.append(f"CUDA {env.cuda_version}")
     if env.flashinfer_version:
         parts.append(f"flashinfer {env.flashinfer_version}")
+    if env.nccl_version:
+        parts.append(f"NCCL {env.nccl_version}")
+    if env.cann_version:
+        parts.append(f"CANN {env.cann_version}")
     if env.gpu:
         parts.append(env.gpu)
     if env.flags:

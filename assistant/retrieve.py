@@ -22,6 +22,8 @@ from assistant.glossary import english_terms
 from assistant.gpu_memory import paste_gpu_memory
 from assistant.host_platform import non_linux_scope, only_non_linux, platform_fits
 from assistant.index import Index
+from assistant.named_identifiers import NamedIdentifiers, paste_identifiers
+from assistant.quoted_paths import line_with_paths_as_placeholders, signature_paths
 from assistant.term_weights import masked_signature, token_idf
 from assistant.text import CHINESE_CHAR_RE, mask, tokenize
 from assistant.trace import Analysis, analyze
@@ -153,16 +155,22 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
             continue
         idf = idf or (lambda token: 1.0)
         line_tokens = line_tokens or (lambda line: frozenset(tokenize(line.lower())))
+        # a path the signature quotes stands for the one the user's line quotes there
+        paths = signature_paths(msig)
+        if paths:
+            msig, sig_tokens = paths[0], frozenset(tokenize(paths[0]))
         total_weight, gate = _near_match_plan(sig_tokens, idf, plans)
         sig_values, sig_names = _keyword_values(msig), _quoted_names(msig)
         best_line, best = None, 0.0
         for ln in lines:
-            tokens_of_line = line_tokens(ln)
+            low = ln.lower()
+            generalized = line_with_paths_as_placeholders(low, paths[1]) if paths and "'" in low else low
+            tokens_of_line = line_tokens(ln) if generalized == low else _line_token_set(generalized)
+            low = generalized
             if gate.isdisjoint(tokens_of_line):
                 continue   # cannot reach NEAR_MATCH without one of the signature's rarest tokens
             if _is_command(ln):
                 continue   # flags in a launch command spell an error line's words, not the error
-            low = ln.lower()
             if sig_values and _contradicts(sig_values, _keyword_values(low)):
                 continue   # `bootstrap_room=None` is another state than `bootstrap_room=<n>`
             if sig_names and _names_differ(sig_names, _quoted_names(low), low):
@@ -174,7 +182,7 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
             # found` is the reverse of `More tokens found than corresponding data items provided`
             overlap = _ordered_overlap(msig, low, idf) / total_weight
             if overlap >= NEAR_MATCH:
-                score = overlap * 0.9 * weights.get(low, OTHER_LINE_WEIGHT)
+                score = overlap * 0.9 * weights.get(ln.lower(), OTHER_LINE_WEIGHT)
                 if score > best:
                     best_line, best = ln, score
         if best_line:
@@ -239,6 +247,11 @@ def _contradicts(sig_values: dict[str, str], line_values: dict[str, str]) -> boo
     `OpType=ALLGATHER`): a near match tolerates a different word."""
     return any(name in line_values and line_values[name].startswith("<") != value.startswith("<")
                for name, value in sig_values.items())
+
+
+@lru_cache(maxsize=8192)
+def _line_token_set(line: str) -> frozenset:
+    return frozenset(tokenize(line))
 
 
 @lru_cache(maxsize=8192)
@@ -356,6 +369,14 @@ class Retriever:
         self._worker: ThreadPoolExecutor | None = None
         self._exact_table: list[tuple[str, str | None, int]] | None = None
         self._declaring: list[int] | None = None
+        self._named: NamedIdentifiers | None = None
+
+    def _named_identifiers(self) -> NamedIdentifiers:
+        """Which entries name each environment variable and flag, built on first use."""
+        if self._named is None:
+            self._named = NamedIdentifiers((u, unit.title, unit.meta) for u, unit in enumerate(self.index.units)
+                                           if unit.kind == "entry")
+        return self._named
 
     def _embedding(self, text: str) -> Future:
         """The query's vector, computed in a worker thread (two: a web UI answers two users at once)."""
@@ -500,9 +521,15 @@ class Retriever:
         candidates = [int(u) for rows in self._kind_groups()
                       for u in _best(rows, fused, CANDIDATES) if fused[u] > 0]
         declared = self._declared_site_units(analysis) if use_trace else {}
+        named_boost: dict[int, float] = {}
         if use_trace:
+            # an environment variable or flag the user wrote that few entries name points at them
+            named = self._named_identifiers()
+            pasted = paste_identifiers(dict.fromkeys((*analysis.prose_lines, *lines)), _is_command)
+            named_boost = named.boosts(pasted)
             pooled = set(candidates)
-            candidates += [u for u in [*self._exact_signature_units(joined), *declared] if u not in pooled]
+            candidates += [u for u in [*self._exact_signature_units(joined), *declared, *named.candidates(pasted)]
+                           if u not in pooled]
             candidates = list(dict.fromkeys(candidates))
         token_cache: dict[str, frozenset] = {}
 
@@ -536,7 +563,7 @@ class Retriever:
                 # something failed, and one the server served on after did not stop it: either ranks
                 # an entry less than a line that says what failed
                 weight *= GENERIC_SIGNATURE_SHARE
-            score = (float(fused[u]) + weight * sig) * KIND_PRIOR.get(unit.kind, 0.8)
+            score = (float(fused[u]) + weight * sig + named_boost.get(u, 0.0)) * KIND_PRIOR.get(unit.kind, 0.8)
             score *= _issue_prior(unit.meta) if unit.kind == "issue" else 1.0
             hits.append(Hit(unit.id, unit.kind, unit.title, unit.title_zh, unit.url, round(score, 4),
                             round(float(lex_norm[u]), 4), round(float(dense_unit[u]), 4),

@@ -382,6 +382,9 @@ class _State:
                                        # sentence is a message the user quotes, not their words
     seen_text: bool = False        # a non-blank line was read: the next one is not the title
     describing: bool = False       # under a report's "Describe the bug" / "Summary" heading
+    # the line right under a report's title: a sentence there says what the report is about, whether
+    # or not it talks to the reader ("The launcher hides error messages because ...")
+    under_title: bool = False
     in_fence: bool = False         # inside a Markdown code block (the user's log, not their words)
     described: list[str] = field(default_factory=list)   # the report's title and description
     chain_lines: list[int] = field(default_factory=list)   # "During handling of the above exception" lines
@@ -423,6 +426,26 @@ def _job_status(text: str, st: _State) -> bool:
     return True
 
 
+# where a command that starts SGLang begins: its program, after any `VAR=value`, `nohup`, `bash -c '`
+_PROGRAM_RE = re.compile(r"[\w/.-]*python[\d.]*\s+(?:-\S+\s+)*-m\s+sglang\b|\bsglang\s+serve\b|[\w/.-]*launch_server")
+_SHELL_PREFIX_RE = re.compile(r"(?:\s*(?:[A-Za-z_]\w*=\S*|nohup|sudo|exec|env|time|(?:ba)?sh\s+-c|['\"`]))*\s*")
+# what ends the user's words or a shell prompt before the command: "...with Triton 3.5: python3 -m ...",
+# `root@host:~# `, `$ `
+_COMMAND_INTRO_RE = re.compile(r"(?::|：|[$#>])\s")
+
+
+def _command_only(text: str) -> str:
+    """A line that holds a launch command, without the sentence or the prompt before it (`Launching
+    SGLang on a GB300 node ...: python3 -m sglang.launch_server ...`)."""
+    program = _PROGRAM_RE.search(text)
+    if not program:
+        return text
+    for intro in reversed(list(_COMMAND_INTRO_RE.finditer(text, 0, program.start()))):
+        if _SHELL_PREFIX_RE.fullmatch(text, intro.end(), program.start()):
+            return text[intro.end():]
+    return text
+
+
 def _finish_command(st: _State) -> None:
     if st.pending_command and st.launch is None:
         st.launch = st.pending_command
@@ -448,6 +471,7 @@ def _feed(raw: str, st: _State) -> None:
         st.last_was_prose = False  # a blank line ends the user's paragraph
         return
     title, st.seen_text = not st.seen_text, True   # a report's first line is its title
+    under_title, st.under_title = st.under_title, title and _title_of(line.strip()) is not None
     if st.pending_command is not None:
         st.pending_command += " " + line.strip().rstrip("\\").strip()
         if not line.rstrip().endswith("\\"):
@@ -500,7 +524,7 @@ def _feed(raw: str, st: _State) -> None:
         st.loose_flags = text
     if st.launch is None and ("sglang" in text or "launch_server" in text) and SGLANG_MARKER_RE.search(text) \
             and not text.startswith("File "):   # a traceback's frame in launch_server.py is not the command
-        st.pending_command = text.rstrip("\\").strip()
+        st.pending_command = _command_only(text).rstrip("\\").strip()
         st.command_quoted = quoted
         if not line.rstrip().endswith("\\"):
             _finish_command(st)
@@ -529,7 +553,7 @@ def _feed(raw: str, st: _State) -> None:
         # the report's title and description are the user's summary (read into the question), but
         # the line is matched as the log line it may quote: the rest of this function as before
         summary = (_title_of(line.strip()) if title else
-                   text if st.describing and not st.in_fence and not heading and text == line.strip()
+                   text if (st.describing or under_title) and not st.in_fence and not heading and text == line.strip()
                    and _wordy(text) and _classify(text) is None else None)
         if summary and summary not in st.described:
             st.described.append(summary)

@@ -47,7 +47,9 @@ def test_the_model_path_of_a_server_args_dump_is_detected(assistant):
         "[2025-02-17 11:56:21] server_args=ServerArgs(model_path='/models/Qwen2.5-7B-Instruct', host='0.0.0.0', "
         "port=30000, tp_size=1, mem_fraction_static=0.88)\n"
         "RuntimeError: frobnicator quorum lost in widget pool 7\n")
-    assert answer.detected.flags == ("--model-path /models/Qwen2.5-7B-Instruct", "--mem-fraction-static 0.88")
+    # the host the user set is read too (round 45); the default port is not
+    assert answer.detected.flags == ("--model-path /models/Qwen2.5-7B-Instruct", "--host 0.0.0.0",
+                                     "--mem-fraction-static 0.88")
 
 
 def test_the_users_sentence_after_an_exception_is_not_part_of_the_root_error(assistant):

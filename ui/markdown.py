@@ -319,7 +319,8 @@ def detected_markdown(answer: Answer | None) -> str:
         return "Versions, GPU and launch flags found in your trace appear here."
     env = answer.detected
     rows = [("SGLang", env.sglang_version), ("torch", env.torch_version), ("CUDA", env.cuda_version),
-            ("flashinfer", env.flashinfer_version), ("GPU", env.gpu), ("hardware", env.hardware)]
+            ("flashinfer", env.flashinfer_version), ("NCCL", env.nccl_version), ("CANN", env.cann_version),
+            ("GPU", env.gpu), ("hardware", env.hardware)]
     found = [(k, v) for k, v in rows if v]
     out = [f"- **{k}**: {code_span(v)}" for k, v in found]
     if env.flags:

@@ -109,7 +109,7 @@ def detected_line(answer: Answer) -> str:
     env = answer.detected
     parts = [f"{name} {value}" for name, value in (
         ("SGLang", env.sglang_version), ("torch", env.torch_version), ("CUDA", env.cuda_version),
-        ("flashinfer", env.flashinfer_version)) if value]
+        ("flashinfer", env.flashinfer_version), ("NCCL", env.nccl_version), ("CANN", env.cann_version)) if value]
     if env.gpu:
         parts.append(env.gpu)
     if env.flags:
