@@ -308,9 +308,12 @@ def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:
         return answer
     usable = advice.pinned_spec is not None and advice.satisfied is not True
     if answer.abstained:
-        said = dependency_sentence(advice)
-        prefix = ("Install what your release pins", "安装你的版本锁定的依赖") if usable else ("Dependency", "依赖")
-        answer.next_steps.insert(0, answer.localized(Sentence(f"{prefix[0]}: {said}", f"{prefix[1]}：{said.zh}")))
+        # every surface shows the pin under its own heading; a next step only when there is
+        # something to install (a pin the user's release sets and their version does not meet)
+        if usable:
+            said = dependency_sentence(advice)
+            answer.next_steps.insert(0, answer.localized(Sentence(f"Install what your release pins: {said}",
+                                                                  f"安装你的版本锁定的依赖：{said.zh}")))
     elif (retrieval.hits and retrieval.hits[0].kind == "entry"
           and is_dependency_entry(retrieval.hits[0].meta, advice)):
         if usable:

@@ -94,7 +94,7 @@ def launch_command_flags(command: str) -> list[tuple[str, str | None]]:
     end = next((i for i, token in enumerate(tokens) if token in SHELL_OPERATORS), len(tokens))
     # a command quoted for a shell (`bash -c '... --enable-multimodal' > x.log`) ends at the quote
     # that closes the one opened before it
-    opened = [q for q in ("'", '"') if command[:marker.start()].count(q) % 2 == 1]
+    opened = [q for q in ("'", '"', "`") if command[:marker.start()].count(q) % 2 == 1]
     end = next((i + 1 for i, token in enumerate(tokens[:end]) if token[-1:] in opened), end)
     tokens = tokens[:end]
     # a command quoted inside the user's sentence ends where the sentence goes on: at a word in
@@ -140,10 +140,10 @@ SENTENCE_END_RE = re.compile(r"[^.][.,;]$")
 def _unpunctuated(token: str) -> str:
     """A word without the sentence's punctuation after it (`--disable-cuda-graph.` -> the flag);
     a value that is only dots (`.`, `..`) is a path and stays. A quote that closes one opened
-    before the word (`bash -c '... --enable-multimodal'`) is the shell's, not the word's; a
-    quoted value (`--chat-template='x'`) keeps both of its quotes."""
+    before the word (`bash -c '... --enable-multimodal'`, a command in a Markdown code span) is
+    the shell's or the page's, not the word's; a quoted value (`--chat-template='x'`) keeps both of its quotes."""
     token = token.rstrip(".,;") or token
-    if token[-1:] in ("'", '"') and token.count(token[-1]) % 2 == 1 and len(token) > 1:
+    if token[-1:] in ("'", '"', "`") and token.count(token[-1]) % 2 == 1 and len(token) > 1:
         token = token[:-1]
     return token
 

@@ -194,6 +194,12 @@ def outside_package(module: str | None) -> str | None:
     return None if package in OWN_PACKAGES else package
 
 
+def _quoted_en(title: str) -> str:
+    """A title in quotes, unless it opens with a quote of its own (a title that quotes the line it
+    is about): then as it is, so two quotes do not follow each other."""
+    return title if title[:1] in "\"'“" else f"\"{title}\""
+
+
 def _quoted_zh(title: str) -> str:
     """A title in Chinese quotes; one that opens with a quote of its own gets corner brackets, so
     two opening quotes do not follow each other."""
@@ -342,7 +348,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         started = (("your paste shows `The server is fired up and ready to roll!`", "你贴的内容里有 `The server is fired up and ready to roll!`")
                    if analysis.ready else ("your paste shows it serving batches", "你贴的内容里有它处理 batch 的日志"))
         diagnosis = say((
-            f"Not the cause: \"{top.title}\" ({_reference(top)}) explains the warning in your paste. Your server "
+            f"Not the cause: {_quoted_en(top.title)} ({_reference(top)}) explains the warning in your paste. Your server "
             f"started after it ({started[0]}) and your paste shows no failure, so the warning is harmless here "
             "and there is nothing to fix; the steps below are for what you ask about.",
             f"不是原因：条目{_quoted_zh(top.title_zh or top.title)}（{_reference(top)}）解释了你贴的内容里的警告。"
@@ -360,21 +366,21 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         top = matches[0]
         if decision.checked_at:
             diagnosis = say((
-                f"Your error is a check SGLang makes ({decision.checked_at}) of the kind \"{top.title}\" "
+                f"Your error is a check SGLang makes ({decision.checked_at}) of the kind {_quoted_en(top.title)} "
                 f"({_reference(top)}) is about, but not one it lists: the message itself names what "
                 "to change, and the steps below say how to read it.",
                 f"你的错误来自 SGLang 的一项检查（{decision.checked_at}），属于“{top.title_zh or top.title}”（{_reference(top)}）"
                 "讲的那一类，但不是它列出的那几项：报错信息本身说明了要改什么，下面的步骤说明如何解读。"))
         elif analysis.errors:
             diagnosis = say((
-                f"Not the cause yet: \"{top.title}\" ({_reference(top)}) says what your error line "
+                f"Not the cause yet: {_quoted_en(top.title)} ({_reference(top)}) says what your error line "
                 "means and how to find the failure behind it. That failure is not in your paste, so "
                 "no fix is given; the steps below find it.",
                 f"这还不是根本原因：条目{_quoted_zh(top.title_zh or top.title)}（{_reference(top)}）说明了你的错误行是什么意思，以及如何找到它背后的故障。"
                 "那个故障不在你贴的内容里，所以不给修复步骤；下面的步骤用来找到它。"))
         else:
             diagnosis = say((
-                f"Not the cause yet: \"{top.title}\" ({_reference(top)}) is about what you describe and "
+                f"Not the cause yet: {_quoted_en(top.title)} ({_reference(top)}) is about what you describe and "
                 "says how to find what is behind it. Your paste shows no error line, so no fix is given; "
                 "the steps below find where it goes wrong.",
                 f"这还不是根本原因：条目{_quoted_zh(top.title_zh or top.title)}（{_reference(top)}）与你描述的情况有关，并说明了如何找到背后的原因。"
@@ -394,7 +400,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
             flag for text in (*analysis.user_names, *analysis.environment.flags) for flag in FLAG_RE.findall(text)),
             paste_text)
         what = say(UNIT_KINDS.get(top.kind, ("document", "文档")))
-        diagnosis = say((f"Not confirmed: the closest known problem is the {what} \"{top.title}\" "
+        diagnosis = say((f"Not confirmed: the closest known problem is the {what} {_quoted_en(top.title)} "
                          f"({_reference(top)}), but it does not fit your log well enough to be the fix.",
                          f"未确认：最接近的已知问题是{what}“{top.title_zh or top.title}”（{_reference(top)}），"
                          "但它和你的日志不够吻合，不能当作修复方法。"))

@@ -26,14 +26,17 @@ def _colon(answer, heading: str, space: bool = False) -> str:
 
 def _detected_line(answer: Answer) -> str:
     env = answer.detected
+    zh = answer.reader_language == "zh"   # a Chinese reader's line: 参数, full-width commas and brackets
     parts = []
     if env.sglang_version:
         parts.append(f"SGLang {env.sglang_version}")
     elif env.sglang_releases:
         basis = {"message": "by_message", "both": "by_traceback_and_message"}.get(env.sglang_releases_by,
                                                                                "by_traceback_files")
-        releases = releases_zh(env.sglang_releases) if answer.reader_language == "zh" else env.sglang_releases
-        parts.append(f"SGLang {releases} ({answer.label(basis)})")
+        if zh:
+            parts.append(f"SGLang {releases_zh(env.sglang_releases)}（{answer.label(basis)}）")
+        else:
+            parts.append(f"SGLang {env.sglang_releases} ({answer.label(basis)})")
     if env.torch_version:
         parts.append(f"torch {env.torch_version}")
     if env.cuda_version:
@@ -47,8 +50,8 @@ def _detected_line(answer: Answer) -> str:
     if env.gpu:
         parts.append(env.gpu)
     if env.flags:
-        parts.append("flags: " + " ".join(env.flags[:14]) + (" ..." if len(env.flags) > 14 else ""))
-    return ", ".join(parts)
+        parts.append(("参数：" if zh else "flags: ") + " ".join(env.flags[:14]) + (" ..." if len(env.flags) > 14 else ""))
+    return ("，" if zh else ", ").join(parts)
 
 
 # `ReleaseRange.describe`'s words, as a Chinese reader reads them

@@ -44,3 +44,42 @@ def test_a_failed_commands_arguments_are_kept_a_list_of_names_is_not():
 def test_the_failed_ptxas_command_on_a_new_gpu_is_the_bundled_ptxas_fix(assistant):
     answer = assistant.answer(f"[rank0]: Traceback (most recent call last):\n{PTXAS}\n")
     assert answer.outcome == "fix" and answer.matches[0].id == "triton-bundled-ptxas-too-old-new-gpu"
+
+
+def test_a_launch_command_in_a_code_span_keeps_its_last_value_without_the_backtick():
+    from assistant.commands import launch_command_flags
+
+    pairs = launch_command_flags("Launch the server using `python3 -m sglang.launch_server --port 30000 "
+                                 "--model-path openai/gpt-oss-120b --grammar-backend xgrammar`")
+    assert pairs[-1] == ("--grammar-backend", "xgrammar")
+
+
+MOE_WARNING = ("[2025-09-16 19:22:04 TP1] Using default MoE kernel config. Performance might be sub-optimal! "
+               "Config file not found at /sgl/python/sglang/srt/layers/moe/fused_moe_triton/configs/triton_3_4_0/"
+               "E=512,N=128,device_name=NVIDIA_H100_80GB_HBM3.json, you can create them with "
+               "https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton\n")
+
+
+def test_a_title_that_opens_with_a_quote_is_not_quoted_twice(assistant):
+    from assistant.render import render_text
+
+    answer = assistant.answer("Qwen3-Next does not work on my H100 box, the log ends here:\n" + MOE_WARNING)
+    assert '""' not in render_text(answer)
+
+
+def test_a_chinese_readers_detected_line_is_written_in_chinese(assistant):
+    from assistant.render import render_text
+
+    answer = assistant.answer("升级之后启动就报这个错，怎么办？\n"
+                              "$ python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2\n"
+                              "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n")
+    detected = next(line for line in render_text(answer).splitlines() if line.startswith("检测到"))
+    assert "参数：--model-path Qwen/Qwen3-8B --tp 2" in detected and "flags:" not in detected
+
+
+def test_a_dependency_without_a_pin_is_said_once(assistant):
+    from assistant.render import render_text
+
+    answer = assistant.answer("sglang==0.5.6\nModuleNotFoundError: No module named 'acme_quantizer'")
+    assert answer.abstained
+    assert render_text(answer).count("no pin is known for acme-quantizer") == 1
