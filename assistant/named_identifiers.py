@@ -7,9 +7,10 @@ user writes the one variable that a single entry is about, that is strong eviden
 Its strength is split among the entries that name it in their title, keywords or error lines: one
 entry gets all of it, two get half each. An identifier more than MAX_NAMERS entries name
 (`--reasoning-parser`, `CUDA_VISIBLE_DEVICES`) is a subject of its own: it points at none of them,
-and even a small share tipped the order among the entries about that subject. Only the user's words and error lines count: a flag in their launch
-command is configuration, which says what ran, not what failed (`assistant.retrieve._is_command`),
-and so is a line that sets several environment variables at once.
+and even a small share tipped the order among the entries about that subject. Only the user's
+words and error lines count: a flag in their launch command is configuration, which says what ran,
+not what failed (`assistant.retrieve._is_command`), and so is a line that sets several environment
+variables at once.
 """
 
 from __future__ import annotations
