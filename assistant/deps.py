@@ -76,6 +76,10 @@ SGLANG_IMPORTS = {"sglang"}
 # the real failure): naming them is not naming a missing distribution.
 INTERNAL_MODULES = {"common_ops", "flash_ops", "spatial_ops", "moe_ops"}
 
+# "upgrade transformers", "update your flashinfer": the user's words name the package to change.
+# Only a package some SGLang release requires counts ("update weights" names none).
+UPDATE_VERB_RE = re.compile(rf"\b(?:upgrade|update|reinstall) (?:your )?({NAME_TEXT})(?: version)?\b", re.I)
+
 PROBLEMS = [
     # SGLang's assert_pkg_version (srt/utils): installed too old / not installed. Group 3 / 2 is
     # the minimum the running SGLang checks for.
@@ -97,7 +101,7 @@ PROBLEMS = [
     ("version check", re.compile(rf"\b({NAME_TEXT}) version mismatch", re.I)),
     ("version check", re.compile(rf"\brequires? ({NAME_TEXT})\s*(?:>=|==|~=|>)\s*\d", re.I)),
     ("version check", re.compile(rf"\b({NAME_TEXT})\s*(?:>=|==|~=)\s*\d[\w.]*\s+is required", re.I)),
-    ("version check", re.compile(rf"\b(?:upgrade|update|reinstall) (?:your )?({NAME_TEXT})(?: version)?\b", re.I)),
+    ("version check", UPDATE_VERB_RE),
     ("too old", re.compile(r"(Transformers) does not recognize this architecture")),
 ]  # fmt: skip
 # pip's resolver complaining about another package's requirement ("llava 1.2 requires torch==2.1.2,
@@ -474,6 +478,9 @@ def dependency_advice(
     if not sglang_version and minimum:
         release = pins.release_checking(distribution_for(name, pins.releases[release]), minimum) or release
     release_pins = pins.releases[release]
+    if match.re is UPDATE_VERB_RE and not any(distribution_for(name, required) in required
+                                             for required in pins.releases.values()):
+        return None
     reason = ""
     if problem == "abi":
         culprit = abi_culprit(name, match.group(2), lines, release_pins)

@@ -83,3 +83,16 @@ def test_a_dependency_without_a_pin_is_said_once(assistant):
     answer = assistant.answer("sglang==0.5.6\nModuleNotFoundError: No module named 'acme_quantizer'")
     assert answer.abstained
     assert render_text(answer).count("no pin is known for acme-quantizer") == 1
+
+
+def test_update_weights_names_no_package(assistant):
+    """`update weights` is an RL trainer's operation, not a package to upgrade; `upgrade
+    transformers` still names one."""
+    answer = assistant.answer("[Bug] DeepSeek 3.1T update weights error\n"
+                              "I hit a shape mismatch when updating weights in buckets from verl.\n"
+                              "RuntimeError: The size of tensor a (7168) must match the size of tensor b (3584) "
+                              "at non-singleton dimension 0\n")
+    assert answer.dependency is None and "weights" not in (answer.to_json()["dependency"] or {})
+    from assistant.deps import dependency_advice
+
+    assert dependency_advice(["sglang==0.5.6", "Please upgrade transformers to load this model"]).package == "transformers"
