@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from assistant.components import components_in
 from assistant.deps import RUNTIME_EXTRA, DependencyAdvice, dependency_advice
 from assistant.environment import named_programs
 from assistant.origin import Origin, match_origin
@@ -100,9 +101,28 @@ def _dependency(analysis: Analysis) -> DependencyAdvice | None:
     releases = None if version else release_range(analysis.sglang_frames)
     dated = (releases.releases, releases.describe()) if releases else None
     try:
-        return dependency_advice(lines, version, dated=dated)
+        advice = dependency_advice(lines, version, dated=dated)
     except (OSError, ValueError, KeyError):
         return None
+    if advice is not None and CUDA_ONLY_PACKAGE_RE.match(advice.package) and _not_cuda(analysis, lines):
+        # on an Ascend, AMD or MUSA machine a missing CUDA package means code for NVIDIA GPUs ran
+        # by mistake: installing it is not the fix, and the entry about that path says what is
+        return None
+    return advice
+
+
+NOT_CUDA = frozenset({"ascend", "amd", "musa"})
+NOT_CUDA_COMPONENTS = frozenset({"ascend", "rocm", "aiter", "musa"})
+
+
+def _not_cuda(analysis: Analysis, lines: list[str]) -> bool:
+    """The paste comes from an Ascend, AMD or MUSA machine: its hardware, or a platform it names
+    (`torch_npu`, an `-ascend-a3` image, ROCm): a missing CUDA module votes for NVIDIA, so the
+    vote alone cannot say."""
+    return (analysis.environment.hardware in NOT_CUDA
+            or bool(NOT_CUDA_COMPONENTS & components_in("\n".join((analysis.question, *lines)))))
+# packages that exist only for NVIDIA's CUDA (`No module named 'cuda'` is cuda-python's)
+CUDA_ONLY_PACKAGE_RE = re.compile(r"^(?:cuda-|nvidia-|cupy-cuda|flashinfer|pycuda\b)", re.I)
 
 
 OPTIONAL_MODEL_IMPORT_RE = re.compile(r"Ignore import error when loading sglang\.srt\.models")

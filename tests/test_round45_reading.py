@@ -96,3 +96,18 @@ def test_update_weights_names_no_package(assistant):
     from assistant.deps import dependency_advice
 
     assert dependency_advice(["sglang==0.5.6", "Please upgrade transformers to load this model"]).package == "transformers"
+
+
+NO_CUDA_MODULE = ("Traceback (most recent call last):\n"
+                  '  File "/sgl/python/sglang/srt/layers/attention/fla/chunk.py", line 5, in <module>\n'
+                  "    import cuda\n"
+                  "ModuleNotFoundError: No module named 'cuda'\n")
+
+
+def test_an_ascend_paste_is_not_told_to_install_a_cuda_package(assistant):
+    """On an NPU a missing CUDA module means NVIDIA-only code ran by mistake; on an NVIDIA machine
+    the missing package is still named with its install command."""
+    ascend = assistant.answer("sglang 0.5.6 (image sglang:v0.5.6-ascend-a3) on Atlas 800 A3 with torch_npu\n" + NO_CUDA_MODULE)
+    assert ascend.dependency is None and "pip install cuda-python" not in ascend.text
+    nvidia = assistant.answer("sglang 0.5.6 on 8x H100\n" + NO_CUDA_MODULE)
+    assert nvidia.dependency is not None and nvidia.dependency.package == "cuda-python"
