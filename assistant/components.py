@@ -124,9 +124,10 @@ def named_in_order(text: str) -> list[str]:
     return [name for _, name in sorted(found)]
 
 
-# the words right before a mention that say the user does not use it
+# the words right before a mention that say the user does not use it, or that their setup is not
+# it ("not a TDX guest", "不是机密计算"; `assistant.tell_apart` reads the same words)
 NEGATED_RE = re.compile(r"(?:\b(?:no|not(?: using| with| enabled| on)?|without|w/o|disabled?|disabling|turned off|"
-                        r"never)\s+(?:the\s+|any\s+)?|(?:没有|未|不|无|关闭|禁用)(?:使用|开启|启用|用)?)$", re.I)
+                        r"never)\s+(?:an?\s+|the\s+|any\s+)?|(?:没有|未|不|无|非|关闭|禁用)(?:使用|开启|启用|用|是)?\s*)$", re.I)
 
 
 def specific(names) -> frozenset[str]:

@@ -13,11 +13,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from assistant.components import NEGATED_RE
 from assistant.trace import Analysis
-
-# the words right before a mention that say the user's setup is not that ("not a TDX guest",
-# "without attestation", "不是机密计算")
-NEGATED_RE = re.compile(r"(?:\b(?:not|no|without|never)\s+(?:an?\s+|the\s+|any\s+)?|(?:不是|没有|未|非|无)\s*)$", re.I)
 
 
 @lru_cache(maxsize=1024)
