@@ -90,6 +90,7 @@ def _function_name(function: str) -> str | None:
 
 # the package directory of an SGLang project's source checkout: <repo>/python/<package>/...
 CHECKOUT_RE = re.compile(r".*/python/((?:sglang|sgl_jax|sgl_kernel|sglang_router)/)")
+PACKAGE_PATH_RE = re.compile(r"(?:sglang|sgl_jax|sgl_kernel|sglang_router)/")
 
 
 def _module_of(path: str) -> str:
@@ -101,6 +102,8 @@ def _module_of(path: str) -> str:
     checkout = CHECKOUT_RE.search(path) if relative is None else None
     if checkout:   # a source checkout (/sgl-workspace/sglang/python/sglang, sglang-jax/python/sgl_jax)
         relative = path[checkout.start(1):]
+    elif relative is None and PACKAGE_PATH_RE.match(path):
+        relative = path   # a path printed relative to the package's parent (`sglang/srt/server_args.py`)
     if relative is None and "/lib/python3" in path:   # the standard library (/usr/lib/python3.10/runpy.py)
         relative = path.split("/lib/python3", 1)[1].split("/", 1)[-1]
     if relative is None or not relative.endswith(".py"):

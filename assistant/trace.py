@@ -101,6 +101,10 @@ MAX_SGLANG_FRAMES = 64
 BARE_ASSERTION_RE = re.compile(r"^(?:\w+\.)*AssertionError:?\s*$")
 # a traceback's frame; faulthandler (a segfault or bus error dump) writes it without the comma
 FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+,? in (\S+)')
+# the last frame of a paste cut mid-line (`  File "sglang/srt/server_args.py",`): its file is still
+# the innermost place the call reached; its function is unknown
+CUT_FRAME_RE = re.compile(r'^\s*File "([^"]+\.py)",?(?: line \d*)?\s*$')
+CUT_FUNCTION = "<cut>"
 # IPython's and Jupyter's frames: `File /x/engine.py:121, in Engine.__init__(self, **kwargs)`
 # (IPython 8), `/x/engine.py in __init__(self, **kwargs)` (IPython 7), and the notebook cell itself
 IPYTHON_FRAME_RE = re.compile(r"^\s*(?:File ([~/\w.\\:-][^\s:]*\.py):\d+, in ([\w.<>]+)\("
@@ -237,7 +241,7 @@ class Analysis:
         if flags:
             parts.append(" ".join(dict.fromkeys(flags)))
         if self.frames:
-            parts.append(" ".join(self.frames))
+            parts.append(" ".join(f for f in self.frames if not f.startswith("<")))
         if not parts:
             # nothing read as an error, a sentence or context (one configuration dump): the
             # paste's own lines are all there is to search with
@@ -269,6 +273,9 @@ def _frame(text: str) -> tuple[str, str] | None:
     frame = FRAME_RE.match(text)
     if frame:
         return frame.group(1), frame.group(2)
+    frame = CUT_FRAME_RE.match(text)
+    if frame:
+        return frame.group(1), CUT_FUNCTION
     if "in " not in text and "Cell In[" not in text:
         return None
     frame = IPYTHON_FRAME_RE.match(text)
@@ -320,6 +327,11 @@ def _classify(line: str) -> str | None:
     if PYTHON_MESSAGE_RE.search(line) and not HANDLED_RE.search(line):
         return "exception"
     return None
+
+
+# glog's header of an ERROR or FATAL line, with its time or with the time elided (`E0000 ... file.cpp:1105]`)
+GLOG_ERROR_RE = re.compile(r"(?:^|\s)[EF]\d{4} (?:\.{3}|\d\d:\d\d:\d\d)")
+GLOG_HEADER = 24   # characters after the stripped prefix that may still hold the header
 
 
 # a log line whose level is WARNING, as the logger prints it: Python's default format
@@ -639,6 +651,10 @@ def _feed(raw: str, st: _State) -> None:
             st.native.append(text)
         return
     kind = _classify(text)
+    if kind is None and GLOG_ERROR_RE.search(line, 0, end + GLOG_HEADER):
+        # glog's level letter is the error mark of a C++ library's line (`E1104 ... ] Can't register
+        # memory for unknown device 3`), whatever its words; pasted with its time elided (`E0000 ...`) too
+        kind = "fatal"
     if source and kind != "exception":
         kind = None
     if kind == "exception" and _unnamed_exception(text):
