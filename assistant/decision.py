@@ -53,7 +53,7 @@ from assistant.quoted_paths import line_with_paths_as_placeholders, signature_pa
 from assistant.tell_apart import pointed_sibling
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import code_span, mask, tokenize
-from assistant.trace import Analysis, looks_like_sentence
+from assistant.trace import Analysis, looks_like_sentence, tells_of_failure
 from assistant.wording import Sentence
 
 # A signature line of the top hit occurs in the log (the match score, 0..1.2).
@@ -464,8 +464,11 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     the traceback, the native backtrace. Not the launch flags or the question: a server started
     with `--attention-backend flashinfer` does not fail inside flashinfer for that reason."""
     # a client's or Ray's relay of the error (`ray.exceptions.RayTaskError(KeyError): ...`) is not where it arose
+    # nor the user's own words about it (the report's title, a caption that tells of the failure):
+    # what they say they ran with (`flashinfer attention, JIT DeepGEMM enabled`) is configuration
     roots = [e.text for e in analysis.errors
-             if e.kind in ROOT_KINDS and not relayed(e.text) and not RESOLVER_RE.search(e.text)][:3]
+             if e.kind in ROOT_KINDS and not relayed(e.text) and not RESOLVER_RE.search(e.text)
+             and not analysis.from_title(e) and not tells_of_failure(e)][:3]
     if roots and _out_of_memory(roots[0]):
         roots = roots[:1]   # the peers' NCCL timeouts after an out-of-memory are its consequence
     # a version checker's frames (`transformers/utils/versions.py` in a tool's own gate) raise for
@@ -478,7 +481,8 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
         # (`nvcc ... -c /root/.cache/flashinfer/generated/.../batch_prefill.cu`)
         frames += [line for line in analysis.plain_lines if COMPILE_COMMAND_RE.search(line)][:4]
     found: set[str] = set()
-    for text in (*(LAUNCH_FLAG_RE.sub(" ", MODEL_REPO_RE.sub(" ", root)) for root in roots), *frames):
+    for text in (*(CONFIG_ITEM_RE.sub(" ", LAUNCH_FLAG_RE.sub(" ", MODEL_REPO_RE.sub(" ", root))) for root in roots),
+                 *frames):
         found |= components_in(text)
     return frozenset(found)
 
@@ -487,6 +491,10 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
 # and DeepGEMM installed, the scheduler crashes ..."): what the server was started with, not where
 # the error arises
 LAUNCH_FLAG_RE = re.compile(FLAG_RE.pattern + r"(?:[ =](?!--)[^\s,;]+)?")
+# and so is an engine's kwargs dict or ServerArgs printed on the line (`'attention_backend': 'flashinfer'`,
+# `attention_backend='flashinfer'`) and an environment variable set on it (`SGL_ENABLE_JIT_DEEPGEMM=True`)
+CONFIG_ITEM_RE = re.compile(r"""(?:'[a-z]\w*'|"[a-z]\w*")\s*:\s*(?:'[^']*'|"[^"]*"|[\w.+-]+)|"""
+                            r"""\b[a-z]\w*=(?:'[^']*'|"[^"]*")|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+=\S*""")
 
 
 def _out_of_memory(text: str) -> bool:

@@ -25,7 +25,13 @@ KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(patt
     ("hang", r"\bhang(?:s|ing)?\b|\bhung\b|"
              r"\bstuck\b(?!\s+(?:at|on)\s+(?:\d|zero\b|one\b|the same\b)|\s+in\s+(?:an?\s+)?(?:infinite|endless)\s+(?:loop|repetition))|"
              r"\bfreez(?:e|es|ing)\b|\bfroze\b|deadlock|"
-             r"no (?:response|progress|output)\b|not respond\w*|never (?:returns?|finish\w*|complet\w*)|卡住|卡死|无响应|死锁"),
+             r"no (?:response|progress|output)\b|not respond\w*|never (?:returns?|finish\w*|complet\w*)|"
+             # a request that waits and is served only when another comes ("gets blocked", "stalls",
+             # "only gets processed after sending a second request")
+             r"\b(?:gets?|got|is|are|was|were|stays?|remains?)\s+blocked\b|\bstall(?:s|ed|ing)?\b|"
+             r"\bonly (?:gets? |is )?(?:processed|served|answered|returned|completed|handled)\b[^.;\n]{0,40}"
+             r"\bafter (?:sending |I send |we send )?(?:another|a second|a new|the next)\b|"
+             r"卡住|卡死|无响应|死锁|阻塞"),
     ("wrong output", r"garbage|gibberish|nonsense|乱码|wrong (?:outputs?|answers?|results?|tokens?)|"
                      r"accuracy (?:drops?|degrad\w*|regress\w*)|incorrect (?:outputs?|answers?|results?)|"
                      r"repetitive|repeat(?:s|ing)? (?:itself|the same)|精度下降|输出错误|"

@@ -134,6 +134,10 @@ TELLS_OF_ERROR_RE = re.compile(r"\b(?:errors?|exceptions?|traceback|fail(?:s|ed|
                                re.I)
 # the user's words say the log holds no error ("no errors or warnings in the log", "日志里没有报错")
 QUIET_LOG_RE = re.compile(r"\bno (?:errors?|exceptions?|warnings?|traceback)\b|"
+                          # "SGLang does not output any error logs", "it never prints an exception"
+                          r"\b(?:does|do|did|is|was)(?:n't| not)\s+(?:output|print|show|log|report|throw|raise|giv)\w*\s+"
+                          r"(?:any|an|a)?\s*(?:errors?|exceptions?|traceback)\b|"
+                          r"\bnever (?:output|print|show|log|report|throw|raise)s?\s+(?:any|an|a)?\s*(?:errors?|exceptions?)\b|"
                           r"\bnothing (?:in|on) the (?:log|console)\b|"
                           r"\bwithout (?:any )?(?:errors?|exceptions?)\b|\blogs? (?:shows?|has|says) nothing\b|"
                           r"没有(?:任何)?(?:报错|错误|异常)|无报错|不报错|日志里?(?:也)?没有?(?:任何)?(?:东西|输出|报错|错误)", re.I)

@@ -184,6 +184,13 @@ class Analysis:
     chain_lines: tuple[int, ...] = ()
     # the paste ends inside a traceback, before the exception line that says what failed
     traceback_cut: bool = False
+    title_line: int = 0   # the line number of a tagged report title (`[Bug] ...`), 0 for none
+
+    def from_title(self, error: ErrorLine) -> bool:
+        """The error line is only the report's title: the user's summary, which names the error in
+        their words (`[Bug] SGLang encounter Watchdog timeout error on ...`) or with their words
+        after it (`ValueError: ... when using online quantization, leading to OOM`)."""
+        return error.line_no == self.title_line and error.count == 1
 
     @property
     def from_other_program(self) -> bool:
@@ -222,7 +229,12 @@ class Analysis:
         own telling of the failure (a report's title, a caption, a paragraph: `tells_of_failure`)
         nor a warning the program printed and went on from. None when the paste shows no error line
         of a program."""
-        return next((e for e in self.errors if not tells_of_failure(e) and e.kind != "warning"), None)
+        told = [e for e in self.errors if not tells_of_failure(e) and e.kind != "warning"]
+        logged = next((e for e in told if not self.from_title(e)), None)
+        if logged is not None or not told:
+            return logged
+        # the title is all there is: an exception it names is the error, its own words are not
+        return told[0] if told[0].kind == "exception" else None
 
     @property
     def stopping_errors(self) -> tuple[ErrorLine, ...]:
@@ -390,9 +402,11 @@ class _State:
     environment: EnvironmentReader = field(default_factory=EnvironmentReader)
     originals: dict[str, str] = field(default_factory=dict)
     last_was_prose: bool = False   # a question wrapped over several lines continues as prose
+    last_prose_announces: bool = False   # ... unless it ended by announcing what follows ("the error:")
     last_prose_chinese: bool = False   # ... in its own language: an English line under a Chinese
                                        # sentence is a message the user quotes, not their words
     seen_text: bool = False        # a non-blank line was read: the next one is not the title
+    title_line: int = 0            # the first line, when it is a tagged report title
     describing: bool = False       # under a report's "Describe the bug" / "Summary" heading
     # the line right under a report's title: a sentence there says what the report is about, whether
     # or not it talks to the reader ("The launcher hides error messages because ...")
@@ -483,6 +497,8 @@ def _feed(raw: str, st: _State) -> None:
         st.last_was_prose = False  # a blank line ends the user's paragraph
         return
     title, st.seen_text = not st.seen_text, True   # a report's first line is its title
+    if title and ISSUE_TAG_RE.match(line.strip()):
+        st.title_line = st.total
     under_title, st.under_title = st.under_title, title and _title_of(line.strip()) is not None
     if st.pending_command is not None:
         st.pending_command += " " + line.strip().rstrip("\\").strip()
@@ -560,7 +576,7 @@ def _feed(raw: str, st: _State) -> None:
         st.describing = bool(DESCRIPTION_HEADING_RE.search(heading.group(1)))
     prose = (not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text)
              and not PROGRAM_LINE_RE.match(text)
-             and (_looks_like_prose(text) or (st.last_was_prose and _wordy(text) and _same_script(st, text))))
+             and (_looks_like_prose(text) or (st.last_was_prose and _continues_prose(st, text))))
     if not prose and not st.in_traceback and len(st.described) < 20:
         # the report's title and description are the user's summary (read into the question), but
         # the line is matched as the log line it may quote: the rest of this function as before
@@ -570,6 +586,7 @@ def _feed(raw: str, st: _State) -> None:
         if summary and summary not in st.described:
             st.described.append(summary)
     st.last_was_prose = prose
+    st.last_prose_announces = prose and text.endswith((":", "："))
     st.last_prose_chinese = prose and bool(CHINESE_CHAR_RE.search(text))
     if prose:
         if text not in st.prose and len(st.prose) < 60:
@@ -868,7 +885,9 @@ _PROGRAM_ADVICE_RE = re.compile(
 
 # a report's own structure: its title (`[Bug] v0.4.3 performance degradation 2x8xH100`) and the
 # section where its author describes the problem in their words, whatever the grammar
-ISSUE_TAG_RE = re.compile(r"^\[(?:bug|feature|usage|question|bugfix|fix|feat|rfc|help|performance|perf)[^\]]{0,20}\]\s*|^(?:bug|issue)\s*:\s*", re.I)
+# (every tag of it: `[Bug] [deepseekv4] ...`)
+ISSUE_TAG_RE = re.compile(r"^\[(?:bug|feature|usage|question|bugfix|fix|feat|rfc|help|performance|perf)[^\]]{0,20}\]"
+                          r"(?:\s*\[[^\]]{1,30}\])*\s*|^(?:bug|issue)\s*:\s*", re.I)
 HEADING_RE = re.compile(r"^#{1,6}\s+(.+)$")
 DESCRIPTION_HEADING_RE = re.compile(r"describe|description|summary|problem|what happened|motivation|"
                                     r"current behaviou?r|\bissue\b|问题|描述|现象", re.I)
@@ -929,7 +948,11 @@ def _short_remark(text: str) -> bool:
 
 # the words a person tells a failure with ("the model crashes", "crash info", "it gets stuck"): a
 # line is an error line by them alone only when a program printed it
-NARRATIVE_FAILURE_RE = re.compile(r"\b(?:[Ff]ail(?:s|ed|ing|ure)?|[Cc]rash\w*|[Hh]angs?|[Ss]tuck)\b|报错|失败|错误|卡住|崩溃|超时")
+# ("dies with the scheduler watchdog timeout", "encounter a Watchdog timeout error": a timeout with an
+# article before it, which a program's `Watchdog timeout (self.watchdog_timeout=300)` never has)
+NARRATIVE_FAILURE_RE = re.compile(r"\b(?:[Ff]ail(?:s|ed|ing|ure)?|[Cc]rash\w*|[Hh]angs?|[Ss]tuck|dies|died)\b|"
+                                  r"\b(?:[Aa]n?|[Tt]he)\s+(?:[\w-]+\s+){0,2}time-?outs?\b(?!\s*[:(=])|"
+                                  r"报错|失败|错误|卡住|崩溃|超时")
 
 
 def tells_of_failure(error: ErrorLine) -> bool:
@@ -950,6 +973,15 @@ SOURCE_LOCATION_RE = re.compile(r"\b[\w-]+\.(?:cpp|cc|cxx|cu|c|h|hpp|py|rs|go):\
 def looks_like_sentence(text: str) -> bool:
     """Mostly plain words, as a person writes (a title, a question, a step), not a log line."""
     return (_wordy(text) or _short_remark(text)) and not EXCEPTION_RE.match(text)
+
+
+def _continues_prose(st: _State, text: str) -> bool:
+    """A wordy line under the user's sentence goes on with it, unless that sentence announced
+    output ("I encountered the initial error:") or the line is a program's message: one that cites
+    its source line (`CUDA error (.../get_decoding_sched_meta.cu:111): invalid argument`) or reads
+    as Python words it (`missing 1 required positional argument`)."""
+    return (not st.last_prose_announces and _wordy(text) and _same_script(st, text)
+            and not SOURCE_LOCATION_RE.search(text) and not PYTHON_MESSAGE_RE.search(text))
 
 
 def _same_script(st: _State, text: str) -> bool:
@@ -1069,6 +1101,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         ready=st.ready,
         chain_lines=tuple(st.chain_lines),
         traceback_cut=st.in_traceback and bool(st.tb_frames),
+        title_line=st.title_line,
     )
 
 
