@@ -228,6 +228,9 @@ def format_step(text: str, commands, versions: str | None, show_versions: bool,
     return "\n".join(lines)
 
 
+JAX_LAUNCHER_RE = re.compile(r"\bsgl_jax\.launch_server\b")
+
+
 def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[Sentence]:
     """Flags in the user's own launch command, and SGLANG_* / SGL_* variables in their paste,
     that their SGLang version does not accept (any version when it is unknown)."""
@@ -237,7 +240,10 @@ def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[Sentence
     where = ((f"SGLang {env.sglang_version}", f" SGLang {env.sglang_version} ") if version
              else ("any SGLang release", "任何 SGLang 版本都"))
     out = []
-    names = [("flag", f.split()[0]) for f in env.flags]
+    # SGLang-JAX's launcher has flags of its own (`--jax-precompile-decode-bs-paddings`): the
+    # registry of SGLang's releases says nothing about them
+    jax_launch = bool(env.launch_command and JAX_LAUNCHER_RE.search(env.launch_command))
+    names = [] if jax_launch else [("flag", f.split()[0]) for f in env.flags]
     names += [("env", name) for name in user_env_vars if name.startswith(("SGLANG_", "SGL_"))]
     for what, name in dict.fromkeys(names):
         status = registry.check(name, version)

@@ -13,8 +13,9 @@ import re
 FLAG_RE = re.compile(r"(?<![\w/.=-])--[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
 ENV_RE = re.compile(r"\b(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]\b")
 CODE_SPAN_RE = re.compile(r"```[^\n]*\n(.*?)```|`([^`\n]+)`", re.S)
+# (SGLang-JAX's launcher, `python3 -u -m sgl_jax.launch_server --device=tpu ...`, takes the same flags)
 SGLANG_MARKER_RE = re.compile(
-    r"sglang\.launch_server|launch_server\.py|\bsglang\s+serve\b|sglang\.compile_deep_gemm"
+    r"(?:sglang|sgl_jax)\.launch_server|launch_server\.py|\bsglang\s+serve\b|sglang\.compile_deep_gemm"
 )
 ROUTER_MARKER_RE = re.compile(r"sglang_router|launch_router|sgl-router|sgl_router|model_gateway")
 # Programs whose own flags commonly appear in fixes; a flag after one of them is not SGLang's.

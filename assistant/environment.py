@@ -64,7 +64,9 @@ IMAGE_GPU_RE = re.compile(r"(?:lmsysorg|rocm)/(?:sglang|sgl-dev)[\w-]*:[\w.-]*-(
 ON_GPU_RE = re.compile(r"(?:\b(?:on|with|using|across)\s+(?:an?\s+|one\s+|two\s+|four\s+|eight\s+)?|"
                        r"\d\s?[*×x]\s?|[在用]\s?)$", re.I)
 # a consumer card counted in Chinese without its "RTX": "两张 4090"
-COUNTED_CARD_RE = re.compile(r"(?:\d+|[一两二三四五六七八九十])\s?[张块台]\s?(?:RTX\s?)?([2345]0[5-9]0(?:\s?Ti)?)(?!\d)")
+# (or by its number of cards: "双卡3090", "4卡4090")
+COUNTED_CARD_RE = re.compile(r"(?:(?:\d+|[一两二三四五六七八九十])\s?[张块台]|(?:\d+|[单双两一二三四五六七八九十])\s?卡)"
+                             r"\s?(?:RTX\s?)?([2345]0[5-9]0(?:\s?Ti)?)(?!\d)")
 # a model name's active-parameter part (`Qwen3-235B-A22B`, `Qwen3-30B-A3B`): not an A-series GPU.
 # A name followed by "+" is a requirement (torch: "compute capability >= 9.0 or 8.9, or ROCm MI300+"), not the user's GPU
 MODEL_NAME_PART_RE = re.compile(r"\d+(?:\.\d+)?[BbMm]-$")
@@ -128,6 +130,12 @@ HARDWARE_HINTS = [
     ("amd", re.compile(r"\bROCm(?:\b|(?=\d))|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi|"
                        r"Memory access fault by GPU node-\d", re.I)),
     ("nvidia", re.compile(r"\bNVIDIA\b|\bCUDA\b|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b", re.I)),
+    # Google's TPUs (SGLang-JAX): the device flag, the runtime library, a slice's name (`tpu-v6e-4`,
+    # `TPU v5e`); not the word "TPU" alone, which also names a count of tokens
+    ("tpu", re.compile(r"--device[= ]tpu\b|\blibtpu\b|\btpu[-_ ]?v[4-7][ep]?\b|\bsgl[-_]jax\b", re.I)),
+    # SGLang's CPU backend: its device flag, its switch, a report's `Device: CPU`; not "CPU" alone
+    # (host memory, CPU offload and CPU threads run beside every GPU)
+    ("cpu", re.compile(r"--device[= ]cpu\b|\bSGLANG_USE_CPU_ENGINE=1\b|\bdevice\s*[:=]\s*['\"`]?cpu\b", re.I)),
 ]
 # Cheap prefilters (plain substring tests, ~0.1 us each) in front of the case-insensitive regexes
 # above, which cost 20-100 us a line: a 200 MB log has ~1.5M lines. Each tuple lists lower-case
@@ -141,6 +149,8 @@ HARDWARE_KEYS = {
     "ascend": ("ascend", "npu", "cann", "atlas", "hdk", "hccl", "555a", "555b", "555c"),
     "amd": ("rocm", "hip", "mi", "aiter", "gfx5", "hsa_status", "memory access fault by gpu node"),
     "nvidia": ("nvidia", "cuda", "nccl", "h555", "a555", "h55", "b555"),
+    "tpu": ("tpu", "sgl-jax", "sgl_jax"),
+    "cpu": ("cpu",),
 }
 OTHER_SOFTWARE_KEYS = (
     "vllm", "generation", "tgi", "llama", "ollama", "tensorrt", "tritonserver", "mindie", "lmdeploy", "deepspeed",
@@ -153,7 +163,7 @@ OTHER_SOFTWARE_KEYS = (
 )
 SGLANG_HINT_KEYS = ("sgl", "launch_server", "/srt/", "tp", "scheduler", "dataparallelcontroller", "detokenizer")
 # every GPU name GPU_RE captures contains one of these, in shape form (case-sensitive, like GPU_RE)
-GPU_NAME_HINT_RE = re.compile(r"[ABHL]55|L5|RTX|RX|GB5|T5|V555|MI5|W5555|R5555|MTT|Ascend|Atlas|DGX|[张块台]\s?5555")
+GPU_NAME_HINT_RE = re.compile(r"[ABHL]55|L5|RTX|RX|GB5|T5|V555|MI5|W5555|R5555|MTT|Ascend|Atlas|DGX|[张块台卡]\s?5555")
 CUDA_TOOLKIT_KEYS = ("CUDA", "NVCC", "Cuda compilation", "/usr/local/cuda-")   # case-sensitive
 DIGITS_TO_FIVE = str.maketrans("0123456789", "5555555555")
 MAX_SHAPES = 50000
@@ -207,6 +217,7 @@ SERVER_ARGS_DEFAULTS = {"host": ("127.0.0.1",), "port": ("30000",)}
 # a fragment of a ServerArgs dump the user copied without its `ServerArgs(` (`ep_size=32,
 # moe_a2a_backend='deepep', deepep_mode='auto'`): two of its fields at least
 SERVER_ARGS_FIELD_RE = re.compile(r"(?<![\w.])(?:" + "|".join(SERVER_ARGS_KEYS) + r")=[^,)\s]")
+KWARGS_FIELD_RE = re.compile(r"['\"](\w+)['\"]:\s*")
 
 
 @dataclass(frozen=True)
@@ -270,7 +281,7 @@ class EnvironmentReader:
         settled = _SGLANG_HINT if self.mentions_sglang else 0
         if (vote is None or possible & (_CUDA | _GPU | _SGLANG_HINT | _OTHER) & ~settled or "sglang" in low
                 or "torch" in low or "flashinfer" in low or "--" in shape or "SGL" in shape
-                or "ServerArgs(" in shape or "nccl" in low or "cann" in low or "-mi" in low
+                or "ServerArgs(" in shape or "': " in shape or "nccl" in low or "cann" in low or "-mi" in low
                 or _server_args_fragment_hint(shape)):
             return None
         return vote
@@ -357,6 +368,12 @@ class EnvironmentReader:
             self.server_args = line[line.index("ServerArgs("):][:20000]
         elif self.server_args is None and _server_args_fragment_hint(line) and len(SERVER_ARGS_FIELD_RE.findall(line)) >= 2:
             self.server_args = line[:20000]
+        elif self.server_args is None and "': " in line:
+            # an engine's kwargs printed as a dict (`{'tp_size': 4, 'mem_fraction_static': 0.9}`):
+            # the same fields as a ServerArgs dump, in a dict's spelling
+            fields = KWARGS_FIELD_RE.sub(r"\1=", line[:20000])
+            if len(SERVER_ARGS_FIELD_RE.findall(fields)) >= 2:
+                self.server_args = fields
 
     def environment(self, prose: list[str], launch: str | None, loose_flags: str | None,
                     sentences: tuple[str, ...] = ()) -> Environment:
@@ -434,7 +451,7 @@ def _server_args_flags(server_args: str) -> list[str]:
         m = re.search(rf"\b{key}=([^,)]+)", server_args)
         if not m:
             continue
-        value = m.group(1).strip().strip("'\"")
+        value = m.group(1).strip().rstrip("}").strip().strip("'\"")   # (a kwargs dict's last item ends in `}`)
         if value in ("None", "False", "0", "1", "auto", "") or value in SERVER_ARGS_DEFAULTS.get(key, ()):
             continue  # defaults say nothing about the setup
         flag = "--" + key.replace("_", "-")

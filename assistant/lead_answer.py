@@ -256,7 +256,8 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                                  f"最内层的调用栈帧在 SGLang 之外的 `{package}` 里：看它的版本（`pip show {package}`），"
                                  "以及这个版本能否和你的 SGLang 版本一起用。"))
         steps = steps[:3]
-    if not any("check_env" in s for s in steps) and "jax" not in components:   # (TPUs: no CUDA to check)
+    if environment_step(hardware) not in steps and not any("check_env" in s for s in steps) \
+            and "jax" not in components:   # (TPUs: no CUDA to check)
         steps.append(environment_step(hardware))   # the versions answer half the questions that follow
     return [in_language(step, language) for step in steps]
 

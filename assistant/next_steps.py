@@ -37,6 +37,11 @@ ENVIRONMENT_ON = {
                     "(SGLang, torch, ROCm, aiter, GPU, driver).",
                     "环境信息：`python3 -m sglang.check_env` 和 `amd-smi version` 或 `rocm-smi --showdriverversion`"
                     "（SGLang、torch、ROCm、aiter、GPU、驱动）。"),
+    "tpu": Sentence("Environment: `pip show sglang-jax jax jaxlib libtpu` and the TPU type and topology (e.g. v6e-4).",
+                    "环境信息：`pip show sglang-jax jax jaxlib libtpu`，以及 TPU 的型号和拓扑（例如 v6e-4）。"),
+    "cpu": Sentence("Environment: `python3 -m sglang.check_env`, `lscpu` (the CPU model and whether it has AMX / "
+                    "AVX-512) and `free -g`.",
+                    "环境信息：`python3 -m sglang.check_env`、`lscpu`（CPU 型号，是否支持 AMX / AVX-512）和 `free -g`。"),
 }
 
 

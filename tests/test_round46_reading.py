@@ -32,3 +32,64 @@ def test_a_glog_error_line_with_its_time_elided_is_the_root_error():
              "E0000 ... rdma_plugin.cpp:877] Can't pin buffer on device 5\n"
              "E1207 10:11:12.345678 agent.cpp:90] pinBuffer: registration failed for every backend\n")
     assert analyze(paste).root_line.text.endswith("Can't pin buffer on device 5")
+
+
+def test_a_tagged_title_is_not_the_root_error_over_the_logs_own_lines(assistant):
+    paste = ("[Bug] [moe] NCCL error and illegal memory access in fused_moe when serving Mixtral-8x7B\n"
+             "I launched the server and sent a batch of requests. I got this first:\n"
+             "NCCL error in: /workspace/nccl/src/transport/net.cc:812, unhandled system error\n")
+    answer = assistant.answer(paste)
+    assert answer.primary_error == "NCCL error in: /workspace/nccl/src/transport/net.cc:812, unhandled system error"
+
+
+def test_an_exception_in_a_title_with_the_users_words_after_it_gives_way_to_the_quoted_one():
+    from assistant.trace import analyze
+
+    paste = ("[Bug] KeyError: 'rope_scaling' on startup of my finetune, making the pod restart forever\n"
+             "Starting the server I run into a `KeyError: 'rope_scaling'` and then kubernetes restarts it.\n")
+    assert analyze(paste).root_line.text == "KeyError: 'rope_scaling'"
+
+
+def test_a_title_in_words_is_no_root_error_and_configuration_is_not_where_it_arises(assistant):
+    paste = ("[Bug] Scheduler watchdog timeout error with DeepSeek-V3 on 8xH200\n"
+             "We serve DeepSeek-V3 and hit this after a few hours.\n"
+             "Engine kwargs: {'tp_size': 8, 'attention_backend': 'flashinfer', 'moe_a2a_backend': 'deepep', "
+             "'quantization': 'fp8'}, with export SGL_ENABLE_JIT_DEEPGEMM=1\n"
+             "(8xH200, flashinfer attention and DeepEP enabled: the run dies with the scheduler watchdog timeout)\n")
+    answer = assistant.answer(paste)
+    assert answer.primary_error is None
+    assert not {"flashinfer", "deepep", "deepgemm", "quantization"} & set(answer.failing_components)
+    assert "--tp-size 8" in answer.detected.flags and "--attention-backend flashinfer" in answer.detected.flags
+
+
+def test_a_hang_told_in_other_words_is_not_asked_for_an_error(assistant):
+    paste = ("Requests stall on Qwen2.5-72B after the server sits idle overnight\n"
+             "In the morning the first request gets blocked; it is only answered after sending another request. "
+             "The server does not print any error while this happens.\n"
+             "sglang 0.5.3, 4*A100\n")
+    answer = assistant.answer(paste)
+    steps = " ".join(answer.next_steps)
+    assert "paste the traceback" not in steps and "py-spy dump" in steps
+
+
+def test_the_sglang_jax_launcher_is_a_launch_command_on_a_tpu(assistant):
+    paste = ("KV cache allocation fails on my TPU slice\n"
+             "python3 -u -m sgl_jax.launch_server --model-path Qwen/Qwen3-8B --tp-size=8 --device=tpu "
+             "--mem-fraction-static=0.05 --jax-precompile-decode-bs-paddings 8\n"
+             "ValueError: Not enough memory for the KV cache: increase --mem-fraction-static\n")
+    answer = assistant.answer(paste)
+    assert "--mem-fraction-static 0.05" in answer.detected.flags
+    steps = " ".join(answer.next_steps)
+    assert "launch_server ...`) and the model" not in steps and "flashinfer, GPU, driver" not in steps
+    assert not any("jax-precompile" in w for w in answer.warnings)
+
+
+def test_a_cpu_run_and_cards_counted_in_chinese_are_read_as_hardware():
+    from assistant.trace import analyze
+
+    cpu = analyze("Running on a Xeon box, Device: CPU (`SGLANG_USE_CPU_ENGINE=1`)\n"
+                  "python -m sglang.launch_server --model-path /m/qwen --device cpu\n")
+    assert cpu.environment.hardware == "cpu"
+    assert analyze("我用双卡3090 跑 Qwen3-32B，启动就报错\n").environment.gpu == "RTX 3090"
+    # the word alone names no hardware: CPU offload and CPU threads run beside every GPU
+    assert analyze("CPU offload is slow with --cpu-offload-gb 20 on my H100\n").environment.hardware != "cpu"
