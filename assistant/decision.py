@@ -53,7 +53,7 @@ from assistant.quoted_paths import line_with_paths_as_placeholders, signature_pa
 from assistant.tell_apart import pointed_sibling
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import code_span, mask, tokenize
-from assistant.trace import Analysis, looks_like_sentence, tells_of_failure
+from assistant.trace import Analysis, looks_like_sentence
 from assistant.wording import Sentence
 
 # A signature line of the top hit occurs in the log (the match score, 0..1.2).
@@ -464,11 +464,8 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     the traceback, the native backtrace. Not the launch flags or the question: a server started
     with `--attention-backend flashinfer` does not fail inside flashinfer for that reason."""
     # a client's or Ray's relay of the error (`ray.exceptions.RayTaskError(KeyError): ...`) is not where it arose
-    # nor the user's own words about it (the report's title, a caption that tells of the failure):
-    # what they say they ran with (`flashinfer attention, JIT DeepGEMM enabled`) is configuration
     roots = [e.text for e in analysis.errors
-             if e.kind in ROOT_KINDS and not relayed(e.text) and not RESOLVER_RE.search(e.text)
-             and not analysis.from_title(e) and not tells_of_failure(e)][:3]
+             if e.kind in ROOT_KINDS and not relayed(e.text) and not RESOLVER_RE.search(e.text)][:3]
     if roots and _out_of_memory(roots[0]):
         roots = roots[:1]   # the peers' NCCL timeouts after an out-of-memory are its consequence
     # a version checker's frames (`transformers/utils/versions.py` in a tool's own gate) raise for

@@ -307,6 +307,13 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
     version = analysis.environment.sglang_version
     outcome = LEAD if decision.outcome == LEAD and retrieval.hits and matches else UNKNOWN
     components = where_to_look(retrieval)
+    # with no program's line to read (no root error, frame or native backtrace), what the decision
+    # found on "error lines" came from the user's own title or caption: what they ran with
+    # ("flashinfer attention, JIT DeepGEMM enabled"), not where it fails
+    told_only = analysis.root_line is None and not analysis.failure_sites and not analysis.native_lines
+    arises = [] if told_only else list(decision.failing_components)
+    if told_only:
+        components = [name for name in components if name not in decision.failing_components]
     module, function = innermost_frame(analysis.failure_sites)
     quiet_log = not analysis.errors and bool(QUIET_LOG_RE.search(analysis.question))
     programs = named_programs(analysis.other_software[:3]) if analysis.from_other_program else ()
@@ -320,7 +327,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         if named and not components:
             # the named class's package says which component's next steps apply (mooncake, deepep)
             components = sorted(specific(components_in(named[1])))
-    if module is None and not decision.failing_components and not named and not decision.question:
+    if module is None and not arises and not named and not decision.question:
         # a report told in words ("XGrammar outputs gibberish under load"): no frame or error
         # line says where it fails, the components the user names are the best place to look; not
         # those a program's info line names (`Use flashinfer backend by default.`): that step went well
@@ -329,7 +336,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         said = [c for c in named_in_order(words) if c not in components]
         components = said[:NAMED_COMPONENTS] + components
     known = dict(reasons=[in_language(reason, language) for reason in decision.reasons], question=decision.question,
-                 failing_components=list(decision.failing_components), failing_module=module,
+                 failing_components=arises, failing_module=module,
                  failing_function=function,
                  named_class=named)
     if decision.question:

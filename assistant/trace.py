@@ -342,8 +342,7 @@ def _classify(line: str) -> str | None:
 
 
 # glog's header of an ERROR or FATAL line, with its time or with the time elided (`E0000 ... file.cpp:1105]`)
-GLOG_ERROR_RE = re.compile(r"(?:^|\s)[EF]\d{4} (?:\.{3}|\d\d:\d\d:\d\d)")
-GLOG_HEADER = 24   # characters after the stripped prefix that may still hold the header
+GLOG_ERROR_RE = re.compile(r"[EF]\d{4} (?:\.{3}|\d\d:\d\d:\d\d)")
 
 
 # a log line whose level is WARNING, as the logger prints it: Python's default format
@@ -402,7 +401,6 @@ class _State:
     environment: EnvironmentReader = field(default_factory=EnvironmentReader)
     originals: dict[str, str] = field(default_factory=dict)
     last_was_prose: bool = False   # a question wrapped over several lines continues as prose
-    last_prose_announces: bool = False   # ... unless it ended by announcing what follows ("the error:")
     last_prose_chinese: bool = False   # ... in its own language: an English line under a Chinese
                                        # sentence is a message the user quotes, not their words
     seen_text: bool = False        # a non-blank line was read: the next one is not the title
@@ -576,7 +574,7 @@ def _feed(raw: str, st: _State) -> None:
         st.describing = bool(DESCRIPTION_HEADING_RE.search(heading.group(1)))
     prose = (not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text)
              and not PROGRAM_LINE_RE.match(text)
-             and (_looks_like_prose(text) or (st.last_was_prose and _continues_prose(st, text))))
+             and (_looks_like_prose(text) or (st.last_was_prose and _wordy(text) and _same_script(st, text))))
     if not prose and not st.in_traceback and len(st.described) < 20:
         # the report's title and description are the user's summary (read into the question), but
         # the line is matched as the log line it may quote: the rest of this function as before
@@ -586,7 +584,6 @@ def _feed(raw: str, st: _State) -> None:
         if summary and summary not in st.described:
             st.described.append(summary)
     st.last_was_prose = prose
-    st.last_prose_announces = prose and text.endswith((":", "："))
     st.last_prose_chinese = prose and bool(CHINESE_CHAR_RE.search(text))
     if prose:
         if text not in st.prose and len(st.prose) < 60:
@@ -668,9 +665,13 @@ def _feed(raw: str, st: _State) -> None:
             st.native.append(text)
         return
     kind = _classify(text)
-    if kind is None and GLOG_ERROR_RE.search(line, 0, end + GLOG_HEADER):
-        # glog's level letter is the error mark of a C++ library's line (`E1104 ... ] Can't register
-        # memory for unknown device 3`), whatever its words; pasted with its time elided (`E0000 ...`) too
+    if kind is None and GLOG_ERROR_RE.match(text):
+        # glog's level letter is the error mark of a C++ library's line whatever its words, in a
+        # header the paste elided (`E0000 ... gpunetio_backend.cpp:1105] Can't register memory for
+        # unknown device 3`, `E1104 06:35:19.118512 nixl_agent.cpp:473]` without its thread id), which
+        # the reader does not strip as a log prefix. (A whole glog header is stripped; its line counts
+        # by its words, as before: so read, `received packet mismatch` lines on dev took a right fix
+        # from an entry whose error lines do not name them.)
         kind = "fatal"
     if source and kind != "exception":
         kind = None
@@ -973,15 +974,6 @@ SOURCE_LOCATION_RE = re.compile(r"\b[\w-]+\.(?:cpp|cc|cxx|cu|c|h|hpp|py|rs|go):\
 def looks_like_sentence(text: str) -> bool:
     """Mostly plain words, as a person writes (a title, a question, a step), not a log line."""
     return (_wordy(text) or _short_remark(text)) and not EXCEPTION_RE.match(text)
-
-
-def _continues_prose(st: _State, text: str) -> bool:
-    """A wordy line under the user's sentence goes on with it, unless that sentence announced
-    output ("I encountered the initial error:") or the line is a program's message: one that cites
-    its source line (`CUDA error (.../get_decoding_sched_meta.cu:111): invalid argument`) or reads
-    as Python words it (`missing 1 required positional argument`)."""
-    return (not st.last_prose_announces and _wordy(text) and _same_script(st, text)
-            and not SOURCE_LOCATION_RE.search(text) and not PYTHON_MESSAGE_RE.search(text))
 
 
 def _same_script(st: _State, text: str) -> bool:

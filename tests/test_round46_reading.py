@@ -36,8 +36,8 @@ def test_a_glog_error_line_with_its_time_elided_is_the_root_error():
 
 def test_a_tagged_title_is_not_the_root_error_over_the_logs_own_lines(assistant):
     paste = ("[Bug] [moe] NCCL error and illegal memory access in fused_moe when serving Mixtral-8x7B\n"
-             "I launched the server and sent a batch of requests. I got this first:\n"
-             "NCCL error in: /workspace/nccl/src/transport/net.cc:812, unhandled system error\n")
+             "I launched the server and sent a batch of requests.\n"
+             "[2025-06-01 10:00:00 TP0] NCCL error in: /workspace/nccl/src/transport/net.cc:812, unhandled system error\n")
     answer = assistant.answer(paste)
     assert answer.primary_error == "NCCL error in: /workspace/nccl/src/transport/net.cc:812, unhandled system error"
 
