@@ -32,6 +32,10 @@ _EXTERNAL_RE = re.compile(
 )
 
 
+def _jax_launcher(marker: re.Match) -> bool:
+    return marker.group(0).startswith("sgl_jax")
+
+
 def _flags_in_command(command: str) -> list[str]:
     """SGLang flags in one shell command (possibly several joined by && ; | or newlines)."""
     found: list[str] = []
@@ -40,6 +44,8 @@ def _flags_in_command(command: str) -> list[str]:
         if not simple or ROUTER_MARKER_RE.search(simple):
             continue
         marker = SGLANG_MARKER_RE.search(simple)
+        if marker and _jax_launcher(marker):
+            continue   # SGLang-JAX's flags are its own, not in SGLang's flag registry
         if marker:
             found += FLAG_RE.findall(simple[marker.end():])
         elif simple.startswith("--"):
@@ -53,9 +59,10 @@ def _flags_in_prose(text: str) -> list[str]:
         for match in FLAG_RE.finditer(line):
             before = line[: match.start()]
             external = list(_EXTERNAL_RE.finditer(before))
-            sglang = list(SGLANG_MARKER_RE.finditer(before))
+            markers = list(SGLANG_MARKER_RE.finditer(before))
+            sglang = [m for m in markers if not _jax_launcher(m)]
             router = list(ROUTER_MARKER_RE.finditer(before))
-            last_other = max([m.end() for m in external + router], default=-1)
+            last_other = max([m.end() for m in external + router + [m for m in markers if _jax_launcher(m)]], default=-1)
             last_sglang = max([m.end() for m in sglang], default=-1)
             if last_other > last_sglang and match.start() - last_other < 120:
                 continue

@@ -93,3 +93,16 @@ def test_a_cpu_run_and_cards_counted_in_chinese_are_read_as_hardware():
     assert analyze("我用双卡3090 跑 Qwen3-32B，启动就报错\n").environment.gpu == "RTX 3090"
     # the word alone names no hardware: CPU offload and CPU threads run beside every GPU
     assert analyze("CPU offload is slow with --cpu-offload-gb 20 on my H100\n").environment.hardware != "cpu"
+
+
+def test_an_sglang_jax_fix_step_is_not_checked_against_sglangs_flags():
+    """SGLang-JAX's launcher reads as a launch command in a paste, but its flags are its own: a KB
+    step that runs it is not told its flags exist in no SGLang release, while an SGLang launch in
+    the same text still is checked."""
+    from assistant.commands import launch_command_flags, sglang_names
+
+    step = "`python3 -u -m sgl_jax.launch_server --moe-backend fused --tp-size 4`, or on GPUs `python -m sglang.launch_server --tp-size 2`"
+    assert sglang_names(step) == ["--tp-size"]
+    assert sglang_names("run it with sgl_jax.launch_server --moe-backend fused") == []
+    assert launch_command_flags("python3 -u -m sgl_jax.launch_server --device=tpu --mem-fraction-static=0.1") == [
+        ("--device", "tpu"), ("--mem-fraction-static", "0.1")]
