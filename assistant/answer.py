@@ -33,6 +33,7 @@ from assistant.retrieve import Hit, Retrieval
 from assistant.case_steps import fitting_steps
 from assistant.snippets import command_lines
 from assistant.decision import paste_families
+from assistant.release_range import of_known_releases
 from assistant.step_versions import step_version_ok, upgrade_target
 from assistant.trace import Environment
 
@@ -357,10 +358,16 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
     version = env.sglang_version
     # no version line: the releases the traceback's files and its message date it to still rule steps out
     dated = paste_releases(retrieval.analysis)[0] if not version else None
+    # SGLang code no current release has may be a release older than all of them
+    frames = retrieval.analysis.sglang_frames
+    old_code = bool(frames) and not of_known_releases(frames)
     fix, dropped = [], []
-    for step in fitting_steps(meta["fix"], retrieval.analysis.masked_lines,
-                              families=paste_families(retrieval.analysis)):
-        ok = step_version_ok(step.get("versions"), version, registry, step["text"])
+    analysis = retrieval.analysis
+    for step in fitting_steps(meta["fix"], analysis.masked_lines, families=paste_families(analysis),
+                              lines_as_written=[analysis.question,
+                                                *(analysis.original(line) for line in analysis.masked_lines)],
+                              signatures=meta.get("signatures") or ()):
+        ok = step_version_ok(step.get("versions"), version, registry, step["text"], old_release_shown=old_code)
         if ok is False or (ok is None and dated is not None and step.get("versions")
                            and not dated.admits(step["versions"])):
             continue
