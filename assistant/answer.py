@@ -30,6 +30,7 @@ from assistant.provenance import (dated_paste_environment, dependency_json, depe
                                   is_dependency_entry, origin_json, paste_dependency, paste_origin,
                                   paste_releases, paste_symbol, symbol_json)
 from assistant.retrieve import Hit, Retrieval
+from assistant.asked_warning import harmless_warning_note
 from assistant.case_steps import fitting_steps
 from assistant.snippets import command_lines
 from assistant.decision import paste_families
@@ -290,6 +291,9 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3, lang
                              analysis.environment.sglang_version, registry)
     if history is not None:
         answer.choice_note = history.sentence(registry.versions)
+    note = harmless_warning_note(retrieval)
+    if note is not None:   # the user asks whether a warning matters: answer that in one line
+        answer.warnings.insert(0, answer.localized(note))
     answer.release_change = change = release_change(analysis, registry=registry)
     if change is not None and answer.abstained:
         answer.next_steps.insert(0, answer.localized(change.next_step()))

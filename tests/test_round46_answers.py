@@ -236,3 +236,59 @@ def test_a_warning_lead_leaves_out_the_step_about_another_warning_line(assistant
     steps = _next_steps(_text(answer))
     assert "tuning_fused_moe_triton.py" in steps
     assert "W8A8 Block FP8" not in steps
+
+
+# 24: Chinese answers in Chinese: a flag's releases said in Chinese after a full stop (SGLang's own
+# help text stays as it is), and a Chinese FIX shows its Chinese title first
+def test_a_flags_releases_are_said_in_chinese_after_a_full_stop():
+    from assistant.flag_reference import FlagReference
+    from assistant.wording import in_language
+    flag = FlagReference(name="--disaggregation-mode", help="Only used for PD disaggregation. If not specified, "
+                         "it is not PD disaggregated", choices=(), help_release="0.5.23", in_user_release=None,
+                         releases="0.4.5-0.5.23", all_releases=False)
+    line = flag.line()
+    assert line.endswith("it is not PD disaggregated. In SGLang 0.4.5-0.5.23.")
+    zh = in_language(line, "zh")
+    assert zh.endswith("it is not PD disaggregated. SGLang 0.4.5-0.5.23 中可用。") and "In SGLang" not in zh
+
+
+def test_a_chinese_how_to_question_gets_its_flag_releases_in_chinese(assistant):
+    answer = assistant.answer("请问 PD 分离模式下怎么设置 prefill 和 decode 服务？需要加哪些参数？")
+    assert answer.reader_language == "zh" and answer.flags
+    text = _text(answer)
+    assert "In SGLang" not in text and "中可用" in text
+
+
+def test_a_chinese_fix_shows_the_chinese_title_first(assistant):
+    answer = assistant.answer("服务启动不了，端口被占用了吗？\nOSError: [Errno 98] Address already in use\n")
+    assert answer.outcome == "fix" and answer.reader_language == "zh"
+    lines = _text(answer).splitlines()
+    top = answer.matches[0]
+    assert lines[1].startswith(top.title_zh) and lines[2] == top.title
+
+
+# 26: the user asks whether a warning next to the error matters; an entry says it is harmless
+_MOE_WARNING = (
+    "[2026-04-01 10:02:11 TP0] Using default MoE kernel config. Performance might be sub-optimal! Config file not "
+    "found at /usr/local/lib/python3.12/dist-packages/sglang/srt/layers/moe/fused_moe_triton/configs/triton_3_4_0/"
+    "E=128,N=768,device_name=NVIDIA_GeForce_RTX_4090.json, you can create them with "
+    "https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton\n"
+    "[2026-04-01 10:02:15] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 30000): "
+    "address already in use\n")
+
+
+@pytest.mark.parametrize("question, said", [
+    ("Qwen3-30B-A3B will not start on 2x RTX 4090 with sglang 0.5.10. Is the warning before the error related?",
+     "The warning you ask about"),
+    ("Qwen3-30B-A3B 在两张 4090 上启动失败（sglang 0.5.10），报错前面那个 warning 有没有关系？", "你问到的警告"),
+])
+def test_a_question_about_a_harmless_warning_is_answered(assistant, question, said):
+    answer = assistant.answer(question + "\n" + _MOE_WARNING)
+    assert answer.outcome == "fix" and answer.matches[0].id == "port-already-in-use"
+    note = next(w for w in answer.warnings if said in w)
+    assert "kb:moe-default-kernel-config-warning" in note and "Using default MoE kernel config" in note
+
+
+def test_no_warning_sentence_when_the_user_does_not_ask_about_one(assistant):
+    answer = assistant.answer("Qwen3-30B-A3B will not start on 2x RTX 4090 with sglang 0.5.10.\n" + _MOE_WARNING)
+    assert not any("The warning you ask about" in w for w in answer.warnings)
