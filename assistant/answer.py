@@ -30,9 +30,11 @@ from assistant.provenance import (dated_paste_environment, dependency_json, depe
                                   is_dependency_entry, origin_json, paste_dependency, paste_origin,
                                   paste_releases, paste_symbol, symbol_json)
 from assistant.retrieve import Hit, Retrieval
+from assistant.asked_warning import harmless_warning_note
 from assistant.case_steps import fitting_steps
 from assistant.snippets import command_lines
 from assistant.decision import paste_families
+from assistant.release_range import of_known_releases
 from assistant.step_versions import step_version_ok, upgrade_target
 from assistant.trace import Environment
 
@@ -295,6 +297,9 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3, lang
                              analysis.environment.sglang_version, registry)
     if history is not None:
         answer.choice_note = history.sentence(registry.versions)
+    note = harmless_warning_note(retrieval)
+    if note is not None:   # the user asks whether a warning matters: answer that in one line
+        answer.warnings.insert(0, answer.localized(note))
     answer.release_change = change = release_change(analysis, registry=registry)
     if change is not None and answer.abstained:
         answer.next_steps.insert(0, answer.localized(change.next_step()))
@@ -363,10 +368,16 @@ def _compose_from_kb(retrieval: Retrieval, registry=None, top_k: int = 3, langua
     version = env.sglang_version
     # no version line: the releases the traceback's files and its message date it to still rule steps out
     dated = paste_releases(retrieval.analysis)[0] if not version else None
+    # SGLang code no current release has may be a release older than all of them
+    frames = retrieval.analysis.sglang_frames
+    old_code = bool(frames) and not of_known_releases(frames)
     fix, dropped = [], []
-    for step in fitting_steps(meta["fix"], retrieval.analysis.masked_lines,
-                              families=paste_families(retrieval.analysis)):
-        ok = step_version_ok(step.get("versions"), version, registry, step["text"])
+    analysis = retrieval.analysis
+    for step in fitting_steps(meta["fix"], analysis.masked_lines, families=paste_families(analysis),
+                              lines_as_written=[analysis.question,
+                                                *(analysis.original(line) for line in analysis.masked_lines)],
+                              signatures=meta.get("signatures") or ()):
+        ok = step_version_ok(step.get("versions"), version, registry, step["text"], old_release_shown=old_code)
         if ok is False or (ok is None and dated is not None and step.get("versions")
                            and not dated.admits(step["versions"])):
             continue

@@ -25,6 +25,7 @@ from functools import lru_cache
 from assistant.commands import sglang_names
 from assistant.flags import NAME_IN_TEXT, FlagRegistry, describe_versions, find_names
 from assistant.glossary import english_terms
+from assistant.wording import Sentence
 
 MAX_FLAGS = 3         # flags shown when the question describes them
 MAX_NAMED = 6         # flags the question spells out are all shown, up to this many
@@ -74,22 +75,35 @@ class FlagReference:
     named_flags: tuple[tuple[str, str], ...] = ()
     choices_release: str | None = None   # the user's release, when the choices are its own
 
-    def line(self, user_version: str | None = None) -> str:
+    def line(self, user_version: str | None = None) -> Sentence:
         """The flag, its help, its choices and, when the user's release lacks it or the release is
-        unknown and some releases lack it, where it exists; the same for flags its help names."""
+        unknown and some releases lack it, where it exists; the same for flags its help names. The
+        help text is SGLang's own (English in both languages); the sentences around it are ours."""
         text = self.help if len(self.help) <= HELP_LIMIT else self.help[:HELP_LIMIT].rsplit(" ", 1)[0] + " ..."
-        out = f"`{self.name}`: {text}" if text else f"`{self.name}`"
+        if text and not text.endswith((".", "!", "?", "...")):
+            text += "."   # SGLang's help often ends without a full stop; our sentence follows it
+        en = f"`{self.name}`: {text}" if text else f"`{self.name}`"
+        zh = f"`{self.name}`：{text}" if text else f"`{self.name}`"
         if self.choices:
-            shown = ", ".join(self.choices[:CHOICES_LIMIT])
-            whose = f" in SGLang {self.choices_release}" if self.choices_release else ""
-            out += f" Choices{whose}: {shown}{', ...' if len(self.choices) > CHOICES_LIMIT else ''}."
+            shown = ", ".join(self.choices[:CHOICES_LIMIT]) + (", ..." if len(self.choices) > CHOICES_LIMIT else "")
+            en += f" Choices{f' in SGLang {self.choices_release}' if self.choices_release else ''}: {shown}."
+            zh += f"{_gap(zh)}可选值{f'（SGLang {self.choices_release}）' if self.choices_release else ''}：{shown}。"
         if self.in_user_release is False:
-            out += f" Not in SGLang {user_version}: it exists in {self.releases}."
+            en += f" Not in SGLang {user_version}: it exists in {self.releases}."
+            zh += f"{_gap(zh)}SGLang {user_version} 没有这个参数：{self.releases} 中可用。"
         elif self.in_user_release is None and not self.all_releases:
-            out += f" In SGLang {self.releases}."
+            en += f" In SGLang {self.releases}."
+            zh += f"{_gap(zh)}SGLang {self.releases} 中可用。"
         for flag, releases in self.named_flags:
-            out += f" (`{flag}`: SGLang {releases}.)"
-        return out
+            en += f" (`{flag}`: SGLang {releases}.)"
+            zh += f"（`{flag}`：SGLang {releases} 中可用。）"
+        return Sentence(en, zh)
+
+
+def _gap(chinese: str) -> str:
+    """The space before the next Chinese sentence: none after a Chinese full stop, one after
+    SGLang's English help text."""
+    return "" if chinese.endswith(("。", "）")) else " "
 
 
 def _readable(help_text: str) -> str:

@@ -29,7 +29,9 @@ from assistant.environment import named_programs, program_names
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
 from assistant.program_lines import program_signatures
-from assistant.next_steps import BUILD_RE, QUIET_LOG_RE, environment_step, for_version, next_for_kind, steps_for
+from assistant.gpu_arch import paste_archs
+from assistant.next_steps import (BUILD_RE, MISSING_PACKAGE_RE, QUIET_LOG_RE, environment_step, for_version,
+                                  next_for_kind, shows_a_request, steps_for)
 from assistant.retrieve import Hit, Retrieval
 from assistant.ruled_out import ruled_out_components
 from assistant.started_after_warning import asked_kinds, started_after_warnings
@@ -209,11 +211,26 @@ def _quoted_zh(title: str) -> str:
     return f"「{title}」" if title[:1] in "\"'“" else f"“{title}”"
 
 
+def _paste_texts(analysis: Analysis | None) -> tuple[str, ...]:
+    """The user's words and the paste's lines as they wrote them."""
+    if analysis is None:
+        return ()
+    return (analysis.question, *(analysis.original(line) for line in analysis.masked_lines[:3000]))
+
+
+def _request_shown(analysis: Analysis | None) -> bool:
+    """The paste shows the request that goes wrong, in the user's words or among its lines."""
+    return shows_a_request(_paste_texts(analysis))
+
+
 def _next_steps(components: list[str], module: str | None, version: str | None, registry,
                 language: str = "en", quiet_log: bool = False, programs: tuple[str, ...] = (),
                 analysis: Analysis | None = None) -> list[str]:
     known_command = analysis is not None and bool(analysis.environment.launch_command or analysis.environment.flags)
-    no_error_lines = analysis is not None and not analysis.errors and not analysis.failure_sites and not programs
+    # warnings and the user's own telling of the failure are not the error they tell of: a paste
+    # that announces an error and shows only those still lacks it
+    no_error_lines = (analysis is not None and analysis.root_line is None and not analysis.failure_sites
+                      and not programs)
     hardware = analysis.environment.hardware if analysis is not None else None
     words = " ".join((analysis.question, *analysis.plain_lines[:20])) if analysis is not None else ""
     building = analysis is not None and any(BUILD_RE.search(analysis.original(line)) for line in analysis.masked_lines[:3000])
@@ -223,7 +240,11 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
     steps = for_version(steps_for(components, quiet_log=quiet_log, known_command=known_command,
                                   no_error_lines=no_error_lines, hardware=hardware,
                                   user_flags=analysis.user_names if analysis is not None else (), words=words,
-                                  building=building, told=told,
+                                  building=building, told=told, request_shown=_request_shown(analysis),
+                                  paste_text="\n".join(_paste_texts(analysis)),
+                                  gpu_archs=paste_archs(analysis) if analysis is not None else frozenset(),
+                                  missing_package=analysis is not None and analysis.root_line is not None
+                                  and bool(MISSING_PACKAGE_RE.search(analysis.root_line.text)),
                                   traceback_cut=analysis is not None and analysis.traceback_cut
                                   and analysis.root_line is None,
                                   dump_tail=analysis is not None and is_thread_dump_tail(analysis.masked_lines,
@@ -265,14 +286,16 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
 DIAGNOSTIC_STEPS = 4
 
 
-def diagnostic_steps(meta: dict, version: str | None, registry, masked_lines=(), language: str = "en") -> list[str]:
+def diagnostic_steps(meta: dict, version: str | None, registry, masked_lines=(), language: str = "en",
+                     lines_as_written=()) -> list[str]:
     """A diagnosis entry's own steps for the user's release (they find the failure; they are not
     its fix), the first few, one line each: their commands stay inline, never a fix's command block.
     A step about another message than the paste's is left out (`assistant.case_steps`). A Chinese
     reader gets each step's `text_zh` where the entry has it."""
     zh = language == "zh"
     steps = []
-    for step in fitting_steps(meta.get("fix") or (), masked_lines, strict=True):
+    for step in fitting_steps(meta.get("fix") or (), masked_lines, strict=True, lines_as_written=lines_as_written,
+                              signatures=meta.get("signatures") or ()):
         applies = step_version_ok(step.get("versions"), version, registry, step["text"])
         if applies is False:
             continue
@@ -369,7 +392,8 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
             "Your paste shows only a warning, and the server started after it: there is no failure behind it for "
             "this entry's steps to find.",
             "你贴的内容里只有警告，而且之后服务正常启动了：没有需要这个条目的步骤去查找的故障。"), language)]
-        steps = for_version(next_for_kind(asked_kinds(analysis), analysis.environment.hardware, analysis.user_names),
+        steps = for_version(next_for_kind(asked_kinds(analysis), analysis.environment.hardware, analysis.user_names,
+                                          request_shown=_request_shown(analysis)),
                             version, registry)
         return NotConfirmed(outcome, diagnosis, [in_language(step, language) for step in steps], no_failure=True,
                             **known)
@@ -396,7 +420,8 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
                 "the steps below find where it goes wrong.",
                 f"这还不是根本原因：条目{_quoted_zh(top.title_zh or top.title)}（{_reference(top)}）与你描述的情况有关，并说明了如何找到背后的原因。"
                 "你贴的内容里没有错误行，所以不给修复步骤；下面的步骤用来找到出错的地方。"))
-        steps = diagnostic_steps(retrieval.hits[0].meta, version, registry, analysis.masked_lines, language)
+        steps = diagnostic_steps(retrieval.hits[0].meta, version, registry, analysis.masked_lines, language,
+                                 lines_as_written=_paste_texts(analysis))
         if not decision.checked_at:
             steps.append(say(ASK_FOR_FIRST_ERROR))
         return NotConfirmed(outcome, diagnosis, steps, **known)

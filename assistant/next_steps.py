@@ -66,6 +66,17 @@ SHOW_A_REQUEST = Sentence(_REQUEST[0].format(how="launch with `--log-requests`")
                           _REQUEST[1].format(how="启动时加 `--log-requests`"))
 SHOW_A_LOGGED_REQUEST = Sentence(_REQUEST[0].format(how="your `--log-requests` prints them"),
                                  _REQUEST[1].format(how="你已经加了 `--log-requests`，日志里就有"))
+# a request the paste already shows, so the step that asks for one is left out (as the launch
+# command's is when the paste has it): a curl to the server, an OpenAI client call or an HTTP post,
+# a JSON request body, or a request SGLang logged (`Receive: obj=GenerateReqInput(`)
+REQUEST_SHOWN_RE = re.compile(r"\bcurl\b[^\n]*(?:https?://|localhost|\d+\.\d+\.\d+\.\d+|/v1/|/generate)|"
+                              r"\.(?:completions|embeddings|responses)\.create\(|\b(?:requests|httpx|aiohttp)\.post\(|"
+                              r"['\"](?:messages|prompt|input_ids)['\"]\s*:|\b(?:Receive|Finish): obj=\w+\(")
+
+
+def shows_a_request(texts) -> bool:
+    """The paste shows the request that goes wrong (`REQUEST_SHOWN_RE`)."""
+    return any(REQUEST_SHOWN_RE.search(text) for text in texts)
 # for a server that started and a question about how it runs (`next_for_kind`): a slow server is
 # measured and its launch checked for what it turns off, before anything is changed
 SLOW_STEPS = (
@@ -135,8 +146,11 @@ PASTE_ABOVE_THE_DUMP = Sentence(
     "错误在转储的上面：请贴出 `Fatal Python error: ...` 这一行（或 faulthandler 的 `Timeout (...)!` 行），以及第一个 "
     "`Thread 0x...` 或 `Current thread 0x...` 行之前的 30 行"
     "（`grep -n -m1 -B30 -E 'Fatal Python error|Current thread 0x|^Thread 0x' server.log`）。")
-TELLS_OF_ERROR_RE = re.compile(r"\b(?:errors?|exceptions?|traceback|fail(?:s|ed|ing|ure)?|crash(?:es|ed)?)\b|报错|错误|异常|失败|崩溃",
-                               re.I)
+# words that tell of an error the paste should then show: the process fails, crashes or dies
+# ("服务跑几分钟就挂了", "the server dies after the first request")
+TELLS_OF_ERROR_RE = re.compile(r"\b(?:errors?|exceptions?|traceback|fail(?:s|ed|ing|ure)?|crash(?:es|ed)?|di(?:es|ed)|"
+                               r"killed|segfault\w*|(?:goes|went) down)\b|"
+                               r"报错|错误|异常|失败|崩溃|出错|挂了|挂掉|宕机|闪退|段错误", re.I)
 # the user's words say the log holds no error ("no errors or warnings in the log", "日志里没有报错")
 QUIET_LOG_RE = re.compile(r"\bno (?:errors?|exceptions?|warnings?|traceback)\b|"
                           # "SGLang does not output any error logs", "it never prints an exception"
@@ -168,6 +182,60 @@ BUILD_STEPS = (
              "有没有适合你平台（Python 版本、CUDA、CPU 架构）的预编译 wheel，这样就不用自己构建："
              "`pip download --no-deps <package>` 会显示 pip 会选哪个 wheel。"),
 )
+
+# a component's steps about its default transport are for another setup when the paste names one of
+# the component's other backends and never the default: NIXL runs over UCX unless its agent is given
+# another plugin (`backends = "GPUNETIO"`, libfabric, GDS)
+DEFAULT_TRANSPORT: dict[str, tuple[re.Pattern, re.Pattern]] = {
+    "nixl": (re.compile(r"\bUCX", re.I),   # UCX, UCX_TLS, ucx_info
+             re.compile(r"\b(?:GPUNETIO|LIBFABRIC|GDS(?:_MT)?|UCCL|HF3FS)\b|gpunetio_backend|libfabric_backend", re.I)),
+}
+
+
+def transport_ruled_out(component: str, step: str, paste_text: str) -> bool:
+    """The step is about the component's default transport, and the paste names another of its
+    backends and not the default (`DEFAULT_TRANSPORT`)."""
+    default, others = DEFAULT_TRANSPORT.get(component, (None, None))
+    return (default is not None and bool(default.search(step)) and bool(others.search(paste_text))
+            and not default.search(paste_text))
+
+
+FORMAT_ON_GPU = Sentence("Whether your GPU supports the format (e.g. FP8 needs compute capability 8.9 or newer): "
+                         "`nvidia-smi --query-gpu=name,compute_cap --format=csv`.",
+                         "你的 GPU 是否支持这种格式（例如 FP8 需要计算能力 8.9 或更新）："
+                         "`nvidia-smi --query-gpu=name,compute_cap --format=csv`。")
+# a step that checks the GPU against a minimum compute capability says nothing when every GPU the
+# paste shows is at or above it: FP8 runs from Ada (8.9) on, FP4 from Blackwell (10.0)
+FP4_RE = re.compile(r"\b(?:nv|mx)?fp4\b|\bw4a4\b", re.I)
+
+
+def needed_capability(step: str, paste_text: str) -> int | None:
+    """The compute capability a GPU check step asks about, for the formats the paste names."""
+    if step != FORMAT_ON_GPU:
+        return None
+    return 100 if FP4_RE.search(paste_text) else 89
+
+
+# the root error says a package is not installed ("No module named 'bitsandbytes'", "Please install
+# bitsandbytes>=0.44.0"): of a component's steps only those about what is installed (`pip show`)
+# apply, not the ones about how it runs (a format, a GPU, a config)
+MISSING_PACKAGE_RE = re.compile(r"No module named ['\"]|\bModuleNotFoundError\b|\bPlease install\b|"
+                                r"\bis not installed\b|\brequires? the \S+ (?:package|library)\b", re.I)
+INSTALLED_STEP_RE = re.compile(r"\bpip3? (?:show|list|install)\b")
+
+
+def step_fits(component: str, step: str, paste_text: str = "", gpu_archs=frozenset(),
+              missing_package: bool = False) -> bool:
+    """Whether a component's step fits the paste: not about a transport the paste's backend rules
+    out, not a GPU check every GPU it shows passes, and for a missing package only about what is
+    installed."""
+    if transport_ruled_out(component, step, paste_text):
+        return False
+    needed = needed_capability(step, paste_text)
+    if needed is not None and gpu_archs and min(gpu_archs) >= needed:
+        return False
+    return not missing_package or bool(INSTALLED_STEP_RE.search(step))
+
 
 STEPS: dict[str, tuple[Sentence, ...]] = {
     "nccl": (
@@ -382,9 +450,7 @@ STEPS: dict[str, tuple[Sentence, ...]] = {
     "quantization": (
         Sentence("The checkpoint's `quantization_config` in its `config.json`, and the `--quantization` flag if set.",
                  "checkpoint 的 `config.json` 里的 `quantization_config`，以及设置了的 `--quantization` 参数。"),
-        Sentence("Whether your GPU supports the format (e.g. FP8 needs compute capability 8.9 or newer): "
-                 "`nvidia-smi --query-gpu=name,compute_cap --format=csv`.",
-                 "你的 GPU 是否支持这种格式（例如 FP8 需要计算能力 8.9 或更新）：`nvidia-smi --query-gpu=name,compute_cap --format=csv`。"),
+        FORMAT_ON_GPU,
     ),
     "model-loader": (
         Sentence("Whether every weight file downloaded completely: the sizes in the model folder against the hub.",
@@ -413,7 +479,9 @@ FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known_command: bool = False,
               no_error_lines: bool = False, hardware: str | None = None,
               user_flags=frozenset(), words: str = "", building: bool = False,
-              traceback_cut: bool = False, dump_tail: bool = False, told=frozenset()) -> list[Sentence]:
+              traceback_cut: bool = False, dump_tail: bool = False, told=frozenset(),
+              request_shown: bool = False, paste_text: str = "", gpu_archs=frozenset(),
+              missing_package: bool = False) -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
     generic ones to fill up; each says which component it is for. `quiet_log`: the user says the
     log shows no error, so the step that looks for the first one asks for more log instead;
@@ -426,7 +494,11 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
     `dump_tail`: the paste is only the end of a thread dump (`assistant.thread_dump`), so the first
     thing to get is what was above it, not a request that shows a problem;
     `told`: the kinds of failure the user tells of when the paste shows no error of a program: wrong
-    output or slowness gets the steps for that kind (`kind_steps`), not a component's."""
+    output or slowness gets the steps for that kind (`kind_steps`), not a component's;
+    `request_shown`: the paste shows the request (`shows_a_request`), so none is asked for;
+    `paste_text`, `gpu_archs` (the compute capabilities of the GPUs it shows), `missing_package`
+    (its root error says a package is not installed): what leaves out a component's step that does
+    not fit (`step_fits`)."""
     if building:
         return list(BUILD_STEPS[:limit])
     error_untold = no_error_lines and not quiet_log and bool(TELLS_OF_ERROR_RE.search(words))
@@ -434,19 +506,22 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
                else PASTE_THE_ERROR if error_untold else None)
     kind = next((k for k in TOLD_KIND_STEPS if k in told), None) if not told & ERROR_KINDS else None
     if kind and not (traceback_cut or dump_tail):
-        steps = kind_steps(kind, [name for name in components if name in STEPS], user_flags)
+        steps = kind_steps(kind, [name for name in components if name in STEPS], user_flags, request_shown)
         # a log the user says shows no error: make it say more about the wrong answer
         return (steps + [QUIET_LOG] if quiet_log and kind == "wrong output" else steps)[:limit]
     for name in components:
         steps = STEPS.get(name)
         if steps:
-            own = [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps]
-            return ([missing] + own if missing else own)[:limit]
-    request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
+            own = [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps
+                   if step_fits(name, s, paste_text, gpu_archs, missing_package)]
+            if own:
+                return ([missing] + own if missing else own)[:limit]
+    request = None if request_shown else SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
     first_error = (missing or (QUIET_LOG if quiet_log else request if no_error_lines else GENERIC[1]))
     # what was cut off (the traceback's end, what was above a thread dump) is the one thing to go on
     generic = ([first_error, environment_step(hardware)] if traceback_cut or dump_tail
                else [environment_step(hardware), first_error])
+    generic = [step for step in generic if step is not None]
     generic += [] if known_command else [GENERIC[2]]
     return generic[:limit]
 
@@ -475,16 +550,18 @@ def for_version(steps: list[Sentence], version: str | None, registry) -> list[Se
     return out
 
 
-def kind_steps(kind: str, named=(), user_flags=frozenset()) -> list[Sentence]:
-    """The steps for wrong output (a request that shows it, then bisecting with it) or slowness
-    (measure it, then what the launch turns off)."""
+def kind_steps(kind: str, named=(), user_flags=frozenset(), request_shown: bool = False) -> list[Sentence]:
+    """The steps for wrong output (a request that shows it, unless the paste has one, then
+    bisecting with it) or slowness (measure it, then what the launch turns off)."""
     if kind == "slow":
         return list(SLOW_STEPS)
     request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
-    return [request, bisect_wrong_output(named)]
+    return ([] if request_shown else [request]) + [bisect_wrong_output(named)]
 
 
-def next_for_kind(kinds, hardware: str | None = None, user_flags=frozenset(), limit: int = MAX_STEPS) -> list[Sentence]:
+def next_for_kind(kinds, hardware: str | None = None, user_flags=frozenset(), limit: int = MAX_STEPS,
+                  request_shown: bool = False, paste_text: str = "", gpu_archs=frozenset(),
+              missing_package: bool = False) -> list[Sentence]:
     """Next steps for a server that started and a user who asks about how it runs: by the kind of
     problem their words name (`assistant.failure_kind`): measuring for slowness, a dump of where it
     waits for a hang, the request for wrong output; with none, that nothing failed. The environment
@@ -495,7 +572,7 @@ def next_for_kind(kinds, hardware: str | None = None, user_flags=frozenset(), li
     elif "hang" in kinds:
         steps = [QUIET_LOG]
     elif "wrong output" in kinds:
-        steps = [request]
+        steps = [] if request_shown else [request]
     else:
         steps = [NOTHING_FAILED]
     return steps[:limit] + [environment_step(hardware)]

@@ -141,8 +141,8 @@ def _symbol(analysis: Analysis) -> SymbolHistory | None:
         history = symbol_history([*lines, analysis.question], analysis.environment.sglang_version)
     except (OSError, ValueError, KeyError):
         return None   # no symbol registry (a stripped install): the answer stands without it
-    if history is not None and analysis.failure_sites and module_of(analysis.failure_sites[-1][0]):
-        history = replace(history, sglang_calls=True)
+    if history is not None and analysis.failure_sites:
+        history = replace(history, sglang_calls=module_of(analysis.failure_sites[-1][0]) is not None)
     return history
 
 

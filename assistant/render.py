@@ -134,7 +134,7 @@ def _not_confirmed_lines(answer: Answer, detected: str, c) -> list[str]:
                 f"  {answer.explanation}"]
     if answer.flags:
         out += ["", c(_BOLD, _colon(answer, flags_heading(answer)))]
-        out += [f"  - {f.line(answer.detected.sglang_version)}" for f in answer.flags]
+        out += [f"  - {answer.localized(f.line(answer.detected.sglang_version))}" for f in answer.flags]
     if answer.next_steps:
         out += ["", c(_BOLD, _colon(answer, words("collect_next")))] + [f"  - {s}" for s in answer.next_steps]
     return out
@@ -165,9 +165,12 @@ def render_text(answer: Answer, color: bool = False) -> str:
     else:
         top = answer.matches[0] if answer.matches else None
         if top:
-            out.append(c(_GREEN + _BOLD, f"{top.title}") + c(_DIM, f"  [{top.id}]"))
-            if top.title_zh:
-                out.append(top.title_zh)
+            # a Chinese reader reads the Chinese title first; the English one follows for searching
+            first, second = ((top.title_zh, top.title) if answer.reader_language == "zh" and top.title_zh
+                             else (top.title, top.title_zh))
+            out.append(c(_GREEN + _BOLD, f"{first}") + c(_DIM, f"  [{top.id}]"))
+            if second:
+                out.append(second)
             out.append(c(_DIM, answer.label("score_line").format(
                 score=f"{top.score:.2f}", confidence=f"{answer.confidence:.2f}",
                 kb=answer.label(f"confidence_{top.confidence}") if f"confidence_{top.confidence}" in HEADINGS

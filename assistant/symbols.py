@@ -245,7 +245,9 @@ class SymbolHistory:
     required: bool = False  # "missing ... required argument": the releases that require it
     fitting_releases: tuple[str, ...] = ()  # releases the calling code works with
     registry_releases: tuple[str, ...] = ()
-    sglang_calls: bool = False  # the innermost frame, which asks for the name, is SGLang's own code
+    # who asks for the name: True when the innermost frame is SGLang's own code, False when it is
+    # another program's, None when the paste shows no frame (then the answer must not guess)
+    sglang_calls: bool | None = None
 
     def summary(self) -> Sentence:
         """One sentence: which releases have it (with its Chinese version)."""
@@ -274,6 +276,12 @@ class SymbolHistory:
                         f"a release before {first}, a fork or an unreleased development build",
                         f"SGLang {first}–{last} 没有哪个版本有{missing[1]}：调用它的代码是为 {first} 之前的版本、"
                         "某个分支（fork）或未发布的开发版写的")  # fmt: skip
+            if self.sglang_calls is None:
+                sentence = (f"No SGLang release {first}–{last} has {missing[0]}; with no traceback in your paste, "
+                            "which code asks for it is not known: SGLang's own code (a bug of the SGLang you "
+                            "run) or a caller written for a fork or an unreleased development build",
+                            f"SGLang {first}–{last} 没有哪个版本有{missing[1]}；你贴的内容里没有调用栈，无法判断是谁在用它："
+                            "是 SGLang 自己的代码（你所用 SGLang 的 bug），还是为某个分支（fork）或未发布的开发版写的调用方")  # fmt: skip
             if self.sglang_calls:
                 sentence = (f"No SGLang release {first}–{last} has {missing[0]}, and the code that asks for it is "
                             "SGLang's own (the innermost frame of your traceback): a bug of the SGLang you run",
@@ -337,6 +345,15 @@ class SymbolHistory:
                   + (f"your SGLang {yours}" if yours else "your installed SGLang"))  # fmt: skip
         caller_zh = ("或者换用为" + (f"你的 SGLang {yours}" if yours else "你装的 SGLang")
                      + " 写的调用方（verl、slime、你的脚本……）版本")
+        if self.sglang_calls is None:  # no frame shows the caller: say "if", not that a tool calls it
+            caller = ("or, if another program (verl, slime, your script...) calls it, use its release made for "
+                      + (f"your SGLang {yours}" if yours else "your installed SGLang"))
+            caller_zh = ("或者，如果调用它的是别的程序（verl、slime、你的脚本……），换用它为"
+                         + (f"你的 SGLang {yours}" if yours else "你装的 SGLang") + " 做的版本")
+        if not fitting and self.sglang_calls is None:
+            return Sentence("Paste the full traceback: its innermost frame shows whether SGLang's own code or "
+                            "another program asks for it.",
+                            "请贴出完整的调用栈：最内层的帧能看出要用它的是 SGLang 自己的代码还是别的程序。")
         if not fitting and self.sglang_calls:
             return Sentence("Look for the release whose code no longer asks for it: the fix above when an entry "
                             "matched, else SGLang's issues for this error line.",

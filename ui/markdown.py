@@ -115,9 +115,11 @@ def _heading(answer: Answer) -> list[str]:
     top = answer.matches[0] if answer.matches else None
     if top is None:
         return ["### Answer", fix_badge(answer.reader_language)]
-    lines = [f"### {top.title}", fix_badge(answer.reader_language)]
-    if top.title_zh:
-        lines += ["", top.title_zh]
+    first, second = ((top.title_zh, top.title) if answer.reader_language == "zh" and top.title_zh
+                     else (top.title, top.title_zh))   # a Chinese reader's title first
+    lines = [f"### {first}", fix_badge(answer.reader_language)]
+    if second:
+        lines += ["", second]
     lines += ["", f"<sub>{code_span(top.id)} · match score {top.score:.2f} · answer confidence "
                   f"{answer.confidence:.2f} · KB confidence {top.confidence or 'n/a'} · "
                   f"{MODE_LABELS.get(answer.mode, answer.mode)}</sub>"]
@@ -201,7 +203,7 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
         out += ["", f"**{words('warnings')}**", ""] + [f"- ⚠ {w}" for w in answer.warnings]
     if answer.flags:
         out += ["", f"**{flags_heading(answer)}**", ""]
-        out += [f"- {f.line(answer.detected.sglang_version)}" for f in answer.flags]
+        out += [f"- {answer.localized(f.line(answer.detected.sglang_version))}" for f in answer.flags]
     if answer.next_steps:
         out += ["", f"**{words('collect_next')}**", ""] + [f"- {s}" for s in answer.next_steps]
     if answer.changes:

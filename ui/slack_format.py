@@ -210,9 +210,11 @@ def answer_sections(answer: Answer) -> list[str]:
     else:
         top = answer.matches[0] if answer.matches else None
         if top:
-            head = f"*:white_check_mark: FIX: {escape(top.title)}*  `{escape(top.id)}`"
-            if top.title_zh:
-                head += "\n" + escape(top.title_zh)
+            first, second = ((top.title_zh, top.title) if answer.reader_language == "zh" and top.title_zh
+                             else (top.title, top.title_zh))   # a Chinese reader's title first
+            head = f"*:white_check_mark: FIX: {escape(first)}*  `{escape(top.id)}`"
+            if second:
+                head += "\n" + escape(second)
             sections.append(head)
             if top.evidence:
                 # a raw ">" opens a quote; only "<" and "&" start Slack's control sequences
@@ -231,7 +233,7 @@ def answer_sections(answer: Answer) -> list[str]:
     if answer.flags:
         version = answer.detected.sglang_version
         sections.append(f"*{md_to_mrkdwn(flags_heading(answer))}*\n"
-                        + "\n".join("• " + md_to_mrkdwn(f.line(version)) for f in answer.flags))
+                        + "\n".join("• " + md_to_mrkdwn(answer.localized(f.line(version))) for f in answer.flags))
     if answer.next_steps:
         title = f"*{words('collect_next' if answer.abstained else 'verify')}*"
         steps = [s.removeprefix(answer.label("verify_step")) for s in answer.next_steps]
