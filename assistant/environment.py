@@ -133,9 +133,10 @@ HARDWARE_HINTS = [
     # Google's TPUs (SGLang-JAX): the device flag, the runtime library, a slice's name (`tpu-v6e-4`,
     # `TPU v5e`); not the word "TPU" alone, which also names a count of tokens
     ("tpu", re.compile(r"--device[= ]tpu\b|\blibtpu\b|\btpu[-_ ]?v[4-7][ep]?\b|\bsgl[-_]jax\b", re.I)),
-    # SGLang's CPU backend: its device flag, its switch, a report's `Device: CPU`; not "CPU" alone
-    # (host memory, CPU offload and CPU threads run beside every GPU)
-    ("cpu", re.compile(r"--device[= ]cpu\b|\bSGLANG_USE_CPU_ENGINE=1\b|\bdevice\s*[:=]\s*['\"`]?cpu\b", re.I)),
+    # SGLang's CPU backend: its device flag, its switch, a report's `Device: CPU` line; not "CPU" alone
+    # (host memory, CPU offload and CPU threads run beside every GPU), nor code's `device="cpu"` (a
+    # traceback's source line that pins a host buffer on a GPU server)
+    ("cpu", re.compile(r"--device[= ]cpu\b|\bSGLANG_USE_CPU_ENGINE=1\b|^\s*(?:[-*]\s*)?device\s*[:：]\s*cpu\b", re.I)),
 ]
 # Cheap prefilters (plain substring tests, ~0.1 us each) in front of the case-insensitive regexes
 # above, which cost 20-100 us a line: a 200 MB log has ~1.5M lines. Each tuple lists lower-case

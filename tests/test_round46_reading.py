@@ -93,6 +93,12 @@ def test_a_cpu_run_and_cards_counted_in_chinese_are_read_as_hardware():
     assert analyze("我用双卡3090 跑 Qwen3-32B，启动就报错\n").environment.gpu == "RTX 3090"
     # the word alone names no hardware: CPU offload and CPU threads run beside every GPU
     assert analyze("CPU offload is slow with --cpu-offload-gb 20 on my H100\n").environment.hardware != "cpu"
+    # nor does a traceback's source line that keeps a host buffer on a GPU server
+    gpu = analyze('Traceback (most recent call last):\n'
+                  '  File "/sgl/python/sglang/srt/mem_cache/memory_pool_host.py", line 80, in __init__\n'
+                  '    self.kv_buffer = torch.empty(dims, dtype=self.dtype, device="cpu", pin_memory=True)\n'
+                  'RuntimeError: CUDA error: out of memory\n')
+    assert gpu.environment.hardware != "cpu"
 
 
 def test_an_sglang_jax_fix_step_is_not_checked_against_sglangs_flags():
