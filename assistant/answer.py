@@ -15,7 +15,7 @@ import re
 
 from dataclasses import asdict, dataclass, field
 
-from assistant.commands import FLAG_RE, sglang_names
+from assistant.commands import FLAG_RE, is_jax_launch, sglang_names
 from assistant.deps import DependencyAdvice
 from assistant.flag_reference import FlagReference
 from assistant.gpu_memory import (GpuMemory, LoadMemory, gpu_memory_json, load_memory_json, paste_gpu_memory,
@@ -65,6 +65,13 @@ class Match:
     sources: list[str]
     evidence: list[str]      # the user's lines that matched
     meta: dict = field(default_factory=dict, repr=False)
+
+    def titles(self, language: str) -> tuple[str, str]:
+        """(the title to head an answer with, the other one or ""): a Chinese reader reads the
+        Chinese title first; the English one follows for searching."""
+        if language == "zh" and self.title_zh:
+            return self.title_zh, self.title
+        return self.title, self.title_zh
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -230,9 +237,6 @@ def format_step(text: str, commands, versions: str | None, show_versions: bool,
     return "\n".join(lines)
 
 
-JAX_LAUNCHER_RE = re.compile(r"\bsgl_jax\.launch_server\b")
-
-
 def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[Sentence]:
     """Flags in the user's own launch command, and SGLANG_* / SGL_* variables in their paste,
     that their SGLang version does not accept (any version when it is unknown)."""
@@ -242,10 +246,8 @@ def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[Sentence
     where = ((f"SGLang {env.sglang_version}", f" SGLang {env.sglang_version} ") if version
              else ("any SGLang release", "任何 SGLang 版本都"))
     out = []
-    # SGLang-JAX's launcher has flags of its own (`--jax-precompile-decode-bs-paddings`): the
-    # registry of SGLang's releases says nothing about them
-    jax_launch = bool(env.launch_command and JAX_LAUNCHER_RE.search(env.launch_command))
-    names = [] if jax_launch else [("flag", f.split()[0]) for f in env.flags]
+    # (SGLang-JAX's launcher has flags of its own, `--jax-precompile-decode-bs-paddings`)
+    names = [] if is_jax_launch(env.launch_command) else [("flag", f.split()[0]) for f in env.flags]
     names += [("env", name) for name in user_env_vars if name.startswith(("SGLANG_", "SGL_"))]
     for what, name in dict.fromkeys(names):
         status = registry.check(name, version)

@@ -36,6 +36,13 @@ def _jax_launcher(marker: re.Match) -> bool:
     return marker.group(0).startswith("sgl_jax")
 
 
+def is_jax_launch(command: str | None) -> bool:
+    """The command runs SGLang-JAX's launcher, whose flags are its own: SGLang's flag registry
+    says nothing about them."""
+    marker = SGLANG_MARKER_RE.search(command or "")
+    return marker is not None and _jax_launcher(marker)
+
+
 def _flags_in_command(command: str) -> list[str]:
     """SGLang flags in one shell command (possibly several joined by && ; | or newlines)."""
     found: list[str] = []

@@ -478,8 +478,7 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
         # (`nvcc ... -c /root/.cache/flashinfer/generated/.../batch_prefill.cu`)
         frames += [line for line in analysis.plain_lines if COMPILE_COMMAND_RE.search(line)][:4]
     found: set[str] = set()
-    for text in (*(CONFIG_ITEM_RE.sub(" ", LAUNCH_FLAG_RE.sub(" ", MODEL_REPO_RE.sub(" ", root))) for root in roots),
-                 *frames):
+    for text in (*(without_configuration(MODEL_REPO_RE.sub(" ", root)) for root in roots), *frames):
         found |= components_in(text)
     return frozenset(found)
 
@@ -492,6 +491,11 @@ LAUNCH_FLAG_RE = re.compile(FLAG_RE.pattern + r"(?:[ =](?!--)[^\s,;]+)?")
 # `attention_backend='flashinfer'`) and an environment variable set on it (`SGL_ENABLE_JIT_DEEPGEMM=True`)
 CONFIG_ITEM_RE = re.compile(r"""(?:'[a-z]\w*'|"[a-z]\w*")\s*:\s*(?:'[^']*'|"[^"]*"|[\w.+-]+)|"""
                             r"""\b[a-z]\w*=(?:'[^']*'|"[^"]*")|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+=\S*""")
+
+
+def without_configuration(text: str) -> str:
+    """The line without the flags, kwargs and variables it quotes: what the server ran with."""
+    return CONFIG_ITEM_RE.sub(" ", LAUNCH_FLAG_RE.sub(" ", text))
 
 
 def _out_of_memory(text: str) -> bool:

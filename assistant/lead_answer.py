@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from assistant.case_steps import fitting_steps
 from assistant.commands import FLAG_RE, sglang_names
 from assistant.components import components_in, named_in_order, specific
-from assistant.decision import CONFIG_ITEM_RE, LAUNCH_FLAG_RE, LEAD, UNKNOWN, specific_signatures
+from assistant.decision import LEAD, UNKNOWN, specific_signatures, without_configuration
 from assistant.decision import failing_components as components_of
 from assistant.environment import named_programs, program_names
 from assistant.flag_reference import FlagReference, flags_for_question
@@ -358,7 +358,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
                      if looks_like_sentence(line) and line not in analysis.logged_lines]
         # a report that is only its title or caption ("PD with mooncake: the transfer fails") names
         # where to look in it; beside the user's other words, a caption lists what they ran with
-        told = ([CONFIG_ITEM_RE.sub(" ", LAUNCH_FLAG_RE.sub(" ", error.text)) for error in analysis.errors[:5]
+        told = ([without_configuration(error.text) for error in analysis.errors[:5]
                  if tells_of_failure(error) or analysis.from_title(error)]
                 if told_only and not analysis.question.strip() and not sentences else [])
         words = " ".join((analysis.question, *told, *sentences))

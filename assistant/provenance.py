@@ -113,6 +113,8 @@ def _dependency(analysis: Analysis) -> DependencyAdvice | None:
 
 NOT_CUDA = frozenset({"ascend", "amd", "musa"})
 NOT_CUDA_COMPONENTS = frozenset({"ascend", "rocm", "aiter", "musa"})
+# packages that exist only for NVIDIA's CUDA (`No module named 'cuda'` is cuda-python's)
+CUDA_ONLY_PACKAGE_RE = re.compile(r"^(?:cuda-|nvidia-|cupy-cuda|flashinfer|pycuda\b)", re.I)
 
 
 def _not_cuda(analysis: Analysis, lines: list[str]) -> bool:
@@ -121,8 +123,6 @@ def _not_cuda(analysis: Analysis, lines: list[str]) -> bool:
     vote alone cannot say."""
     return (analysis.environment.hardware in NOT_CUDA
             or bool(NOT_CUDA_COMPONENTS & components_in("\n".join((analysis.question, *lines)))))
-# packages that exist only for NVIDIA's CUDA (`No module named 'cuda'` is cuda-python's)
-CUDA_ONLY_PACKAGE_RE = re.compile(r"^(?:cuda-|nvidia-|cupy-cuda|flashinfer|pycuda\b)", re.I)
 
 
 OPTIONAL_MODEL_IMPORT_RE = re.compile(r"Ignore import error when loading sglang\.srt\.models")

@@ -165,9 +165,7 @@ def render_text(answer: Answer, color: bool = False) -> str:
     else:
         top = answer.matches[0] if answer.matches else None
         if top:
-            # a Chinese reader reads the Chinese title first; the English one follows for searching
-            first, second = ((top.title_zh, top.title) if answer.reader_language == "zh" and top.title_zh
-                             else (top.title, top.title_zh))
+            first, second = top.titles(answer.reader_language)
             out.append(c(_GREEN + _BOLD, f"{first}") + c(_DIM, f"  [{top.id}]"))
             if second:
                 out.append(second)

@@ -115,8 +115,7 @@ def _heading(answer: Answer) -> list[str]:
     top = answer.matches[0] if answer.matches else None
     if top is None:
         return ["### Answer", fix_badge(answer.reader_language)]
-    first, second = ((top.title_zh, top.title) if answer.reader_language == "zh" and top.title_zh
-                     else (top.title, top.title_zh))   # a Chinese reader's title first
+    first, second = top.titles(answer.reader_language)
     lines = [f"### {first}", fix_badge(answer.reader_language)]
     if second:
         lines += ["", second]

@@ -210,8 +210,7 @@ def answer_sections(answer: Answer) -> list[str]:
     else:
         top = answer.matches[0] if answer.matches else None
         if top:
-            first, second = ((top.title_zh, top.title) if answer.reader_language == "zh" and top.title_zh
-                             else (top.title, top.title_zh))   # a Chinese reader's title first
+            first, second = top.titles(answer.reader_language)
             head = f"*:white_check_mark: FIX: {escape(first)}*  `{escape(top.id)}`"
             if second:
                 head += "\n" + escape(second)
