@@ -1,6 +1,6 @@
 """Entries completed with the other wordings SGLang prints for the same cause (round 47, issue 16):
-a user who pastes the wording of another release or of another feature's import of the same
-package gets the entry's fix, not only a lead."""
+a user who pastes the wording of another release, of another feature's import of the same package,
+or of another optional package's "install X" message gets the entry's fix, not a lead or nothing."""
 
 from __future__ import annotations
 
@@ -18,6 +18,15 @@ CASES = [
     # 0.5.7-0.5.9 only warn that tracing is off when the OpenTelemetry packages do not import
     ("[2025-11-02 10:00:00] Tracing is disabled because the packages cannot be imported.\n",
      "tracing-opentelemetry-missing-or-bad-otlp-endpoint"),
+    # single-package features whose import SGLang wraps in its own "install X" message
+    ("ImportError: Please install timm\n", "optional-feature-dependency-missing"),
+    ("ImportError: accelerate is required for ModelOpt quantization. Please install it with: pip install accelerate\n",
+     "optional-feature-dependency-missing"),
+    ("ImportError: Breakable CUDA graph on NVIDIA requires the 'cuda-python' package. "
+     "Install it with: pip install cuda-python\n",
+     "optional-feature-dependency-missing"),
+    ("ImportError: bitsandbytes version is wrong. Please install bitsandbytes>=0.44.0.\n",
+     "optional-feature-dependency-missing"),
 ]
 
 
