@@ -41,6 +41,13 @@ from assistant.step_versions import step_version_ok, upgrade_target
 from assistant.trace import Environment
 
 FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
+# the user's words that announce the error pasted below them ("on node2, can see the below error:",
+# "报错如下："): read as a fatal line for the word "error", they are no root error to show
+CAPTION_RE = re.compile(
+    r"^(?!Exception in thread|Traceback|During handling|\s*[\w.]*(?:Error|Exception|Exit)\w*\s*[:(])"
+    r".*(?:\b(?:below|following|as follows|the|these|this|an?)\b[^:：]{0,40}\b(?:errors?|exceptions?|logs?|output|traceback)\b"
+    r"|\b(?:errors?|exceptions?|logs?|output|traceback)\b[^:：]{0,20}\b(?:below|follows|is|are|was|were)\b"
+    r"|如下|报错信息|错误信息|错误日志)\s*[:：]\s*$", re.I)
 NOT_FROM_KB = "not from the knowledge base"
 SEED_MARK_RE = re.compile(r"\s*\(seeds? \d{3}(?:[,/ ]+\d{3})*\)")
 CAUTION_PREFIX = "! Caution:"   # the risk of a step, printed under its commands
@@ -310,6 +317,8 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3, lang
     answer.release_change = change = release_change(analysis, registry=registry)
     if change is not None and answer.abstained:
         answer.next_steps.insert(0, answer.localized(change.next_step()))
+    if answer.abstained and answer.primary_error and CAPTION_RE.search(answer.primary_error):
+        answer.primary_error = None   # the user's caption over the log, not a line of it
     note = fault_note(analysis)
     if note is not None:
         answer.fault_note = answer.localized(note)

@@ -34,18 +34,32 @@ CAPTURE_RE = re.compile(r"capture", re.I)
 BATCH_RE = re.compile(r"\b(Decode|Prefill) batch\b")
 
 
-def _source_of_innermost(masked_lines: Sequence[str], root: str) -> tuple[str | None, str | None]:
-    """(function, source line) of the last frame printed before the root error line."""
+TORCH_FILE_RE = re.compile(r"[/\\]torch[/\\]")
+
+
+def _source_of_innermost(analysis, root: str) -> tuple[str | None, str | None]:
+    """(function, source line) of the last frame printed before the root error line; a frame of
+    torch's own (`torch/cuda/streams.py`, `super().synchronize()`) gives way to its caller, whose
+    line says which of the program's calls waited (`self.scheduler_stream.synchronize()`)."""
+    lines = analysis.masked_lines
     try:
-        end = masked_lines.index(root)
+        end = lines.index(root)
     except ValueError:
         return None, None
-    for i in range(end - 1, -1, -1):
-        frame = FRAME_RE.match(masked_lines[i])
+    frames = []
+    for i in range(end):
+        frame = FRAME_RE.match(lines[i])
         if frame:
-            source = masked_lines[i + 1] if i + 1 < end and not FRAME_RE.match(masked_lines[i + 1]) else None
-            return frame.group(1), source
-    return None, None
+            source = lines[i + 1] if i + 1 < end and not FRAME_RE.match(lines[i + 1]) else None
+            frames.append((frame.group(1), source, TORCH_FILE_RE.search(analysis.original(lines[i])) is not None))
+    if not frames:
+        return None, None
+    function, source, in_torch = frames[-1]
+    if in_torch and function in SYNC_FUNCTIONS:
+        caller = next((f for f in reversed(frames[:-1]) if not f[2]), None)
+        if caller is not None and caller[1]:
+            return function, caller[1]
+    return function, source
 
 
 def _where_batch(masked_lines: Sequence[str], root: str, functions: Sequence[str]) -> Sentence | None:
@@ -75,7 +89,7 @@ def fault_note(analysis) -> Sentence | None:
     if any(BLOCKING_RE.search(line) and not HINT_RE.search(line) for line in said):
         return Sentence("CUDA_LAUNCH_BLOCKING=1 was set, so the innermost frame is the call that faulted.",
                         "设置了 CUDA_LAUNCH_BLOCKING=1，所以最内层调用栈帧就是出错的那个调用。")
-    function, source = _source_of_innermost(lines, root.masked)
+    function, source = _source_of_innermost(analysis, root.masked)
     functions = [function for _, function in analysis.failure_sites]
     where = _where_batch(lines, root.masked, functions)
     if (source and SYNC_CALL_RE.search(source)) or (function in SYNC_FUNCTIONS):

@@ -190,6 +190,12 @@ OWN_PACKAGES = ("sglang", "sgl_kernel", "torch", "triton", "transformers", "flas
                 "multiprocessing", "asyncio", "concurrent", "uvloop", "fastapi", "starlette", "uvicorn")
 
 
+# actor frameworks whose frames only re-raise an exception from another process (xoscar's
+# `raise message.as_instanceof_cause()` under Xinference, Ray's `raise value.as_instanceof_cause()`):
+# their version is not what failed, the remote process's log is where the error is
+RELAY_PACKAGES = frozenset({"xoscar", "ray"})
+
+
 def outside_package(module: str | None) -> str | None:
     """The top-level package of the innermost frame when it is neither SGLang nor one of the
     libraries it runs on (a plugin, the user's own code)."""
@@ -271,7 +277,14 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                                      "SGLang（作为 rollout 引擎，或在它后面提供服务），请贴出 SGLang 自己的服务日志：下面的步骤是针对它的。"))
     # a build's innermost frames are the build machinery's (setuptools' `run_command`), not the failure
     package = outside_package(module) if not components and not building else None
-    if package:
+    if package in RELAY_PACKAGES:
+        steps.insert(0, Sentence(f"The innermost frame is in `{package}`, which only passes on an error raised in "
+                                 "another process (the worker that loads or runs the model): that process's own log "
+                                 "holds the first error and its traceback; paste those lines.",
+                                 f"最内层的调用栈帧在 `{package}` 里，它只是把另一个进程（加载或运行模型的 worker）里"
+                                 "抛出的错误转发过来：第一个错误和它的 traceback 在那个进程自己的日志里，请贴出那几行。"))
+        steps = steps[:3]
+    elif package:
         steps.insert(0, Sentence(f"The innermost frame is in `{package}`, outside SGLang: its version "
                                  f"(`pip show {package}`) and whether that version works with your SGLang release.",
                                  f"最内层的调用栈帧在 SGLang 之外的 `{package}` 里：看它的版本（`pip show {package}`），"

@@ -123,3 +123,62 @@ def test_other_errors_get_no_fault_note(assistant):
 def test_chinese_reader_gets_the_fault_note_in_chinese(assistant):
     answer = assistant.answer("服务跑了一会儿就崩了，日志如下：\n" + IMA_AT_TOLIST)
     assert "在等待 GPU" in _where(render_text(answer))
+
+
+# a device-side assert raised in torch's `Stream.synchronize`: the program's call that waited is named
+ASSERT_IN_TORCH_SYNC = """\
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/tp_worker_overlap_thread.py", line 196, in forward_batch_generation
+    self.scheduler_stream.synchronize()
+  File "/usr/local/lib/python3.10/dist-packages/torch/cuda/streams.py", line 100, in synchronize
+    super().synchronize()
+RuntimeError: CUDA error: device-side assert triggered
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+"""
+
+
+def test_a_fault_noticed_in_torchs_synchronize_names_the_callers_wait(assistant):
+    note = assistant.answer(ASSERT_IN_TORCH_SYNC).fault_note
+    assert "`self.scheduler_stream.synchronize()` waits for the GPU" in note
+    assert "super()" not in note
+
+
+# the user's caption over a log that has no error line of its own
+CAPTION_OVER_INFO_LOG = """\
+Two nodes, the prefill worker never gets an answer from the decode worker.
+on node2, can see the below error:
+2025-04-24T07:42:05.876Z  INFO watcher._start: service started
+2025-04-24T07:42:11.770Z  INFO serve.worker: Registering component PrefillWorker
+"""
+
+
+def test_the_users_caption_is_not_shown_as_the_root_error(assistant):
+    answer = assistant.answer(CAPTION_OVER_INFO_LOG)
+    assert answer.outcome != "fix"
+    assert answer.primary_error is None
+    assert "can see the below error" not in render_text(answer).split("Collect or try next")[0].split("\n", 1)[1]
+
+
+def test_a_real_exception_line_ending_with_a_colon_is_still_the_root_error():
+    from assistant.answer import CAPTION_RE
+    assert not CAPTION_RE.search("RuntimeError: Failed with the following error:")
+    assert not CAPTION_RE.search("Exception in thread Thread-1:")
+    assert CAPTION_RE.search("报错如下：")
+
+
+# Xinference: xoscar re-raises the worker's error; its version is not what failed
+XOSCAR_RELAY = """\
+2026-03-04 16:08:49,905 xinference.core.worker 454551 ERROR    Leave launch_builtin_model, error: [address=0.0.0.0:33449, pid=456725] Engine core initialization failed. See root cause above.
+Traceback (most recent call last):
+  File "/opt/x/lib/python3.12/site-packages/xinference/core/worker.py", line 1595, in launch_builtin_model
+    await model_ref.load()
+  File "/opt/x/lib/python3.12/site-packages/xoscar/backends/context.py", line 262, in send
+    return self._process_result_message(result)
+  File "/opt/x/lib/python3.12/site-packages/xoscar/backends/context.py", line 111, in _process_result_message
+    raise message.as_instanceof_cause()
+"""
+
+
+def test_an_actor_frameworks_relay_frame_sends_the_user_to_the_workers_log(assistant):
+    steps = "\n".join(assistant.answer(XOSCAR_RELAY).next_steps)
+    assert "only passes on an error raised in another process" in steps
+    assert "pip show xoscar" not in steps
