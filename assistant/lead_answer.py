@@ -74,6 +74,19 @@ PASS_THROUGH_MODULES = frozenset({
 })
 
 
+# a program's line that only announces the traceback printed under it (`ERROR:    Exception in
+# ASGI application`, `Scheduler hit an exception: Traceback ...`, `Exception in thread Thread-3:`):
+# when that traceback is cut before its exception line, the failure itself is not in the paste
+ANNOUNCES_TRACEBACK_RE = re.compile(
+    r"^(?:\W*\w+:\s*)?(?:Exception in (?:ASGI application|thread\b.*|callback\b.*)"
+    r"|.*\bhit an exception:?(?:\s*Traceback \(most recent call last\):?)?)\s*$")
+
+
+# the HTTP server's layers (uvicorn's protocol, Starlette's middleware, FastAPI's routing) that
+# carry every request's exception up from the application's code: never where it failed
+SERVER_PLUMBING = frozenset({"uvicorn", "starlette", "fastapi"})
+
+
 def innermost_frame(sites) -> tuple[str | None, str | None]:
     """(module, function) of the innermost traceback frame (`acme_plugin.hooks`, `on_batch`); the
     module is the file's path when it is not inside an installed package or an SGLang checkout; a
@@ -81,8 +94,10 @@ def innermost_frame(sites) -> tuple[str | None, str | None]:
     `sites` are (file, function) pairs, innermost last."""
     frames = [(_module_of(path), function) for path, function in sites]
     for module, function in reversed(frames):
-        if module not in PASS_THROUGH_MODULES:
+        if module not in PASS_THROUGH_MODULES and module.split(".")[0] not in SERVER_PLUMBING:
             return module, _function_name(function)
+    if frames and all(module.split(".")[0] in SERVER_PLUMBING for module, _ in frames):
+        return None, None   # a traceback cut before it reached the application's own frames
     return (frames[-1][0], _function_name(frames[-1][1])) if frames else (None, None)
 
 
@@ -252,7 +267,8 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                                   missing_package=analysis is not None and analysis.root_line is not None
                                   and bool(MISSING_PACKAGE_RE.search(analysis.root_line.text)),
                                   traceback_cut=analysis is not None and analysis.traceback_cut
-                                  and analysis.root_line is None,
+                                  and (analysis.root_line is None
+                                       or bool(ANNOUNCES_TRACEBACK_RE.search(analysis.root_line.text))),
                                   dump_tail=analysis is not None and is_thread_dump_tail(analysis.masked_lines,
                                                                                          bool(analysis.errors))),
                         version, registry)

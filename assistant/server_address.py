@@ -5,8 +5,8 @@ KB steps are written for SGLang's defaults: `curl http://127.0.0.1:30000/health`
 `ServerArgs(... port=8000 ...)` dump, `Uvicorn running on http://0.0.0.0:8000`) gets those commands
 with their port; one whose `--host` is a single address (`--host 10.0.0.5`) gets that address
 instead of the loopback one, which such a server does not listen on. A paste that shows more than
-one port (a router and its workers, prefill and decode servers) leaves the commands as written:
-nothing tells which server a step is about.
+one port (prefill and decode servers), or a router in front of its workers, leaves the commands
+as written: nothing tells which server a step is about.
 
 Only a port in a command's shape is changed (after a `:` of an address or a `grep`, after
 `--port`, in `-p 30000:30000` or `30000/tcp`, as a JSON `"port"` value); prose that names the
@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from assistant.commands import ROUTER_MARKER_RE
 
 DEFAULT_PORT = "30000"
 # addresses a server bound to them answers on loopback too
@@ -94,6 +96,8 @@ def server_address(flags: Iterable[str], lines: Iterable[str]) -> ServerAddress:
         elif name == "--host" and value:
             hosts.add(value)
     for line in lines:
+        if ROUTER_MARKER_RE.search(line):
+            return ServerAddress()   # a router's port and its workers' ports: which one a step means is unknown
         ports.update(PORT_FLAG_RE.findall(line))
         hosts.update(HOST_FLAG_RE.findall(line))
         for host, port in UVICORN_RE.findall(line):

@@ -182,3 +182,32 @@ def test_an_actor_frameworks_relay_frame_sends_the_user_to_the_workers_log(assis
     steps = "\n".join(assistant.answer(XOSCAR_RELAY).next_steps)
     assert "only passes on an error raised in another process" in steps
     assert "pip show xoscar" not in steps
+
+
+# an HTTP 500 whose traceback the user cut while it was still in uvicorn's layers
+ASGI_CUT = """\
+[2025-06-11 06:19:30] INFO:     172.20.0.1:40106 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error
+[2025-06-11 06:19:30] ERROR:    Exception in ASGI application
+Traceback (most recent call last):
+  File "/root/anaconda3/envs/sglang/lib/python3.12/site-packages/uvicorn/protocols/http/h11_impl.py", line 403, in run_asgi
+    result = await app(  # type: ignore[func-returns-value]
+  File "/root/anaconda3/envs/sglang/lib/python3.12/site-packages/uvicorn/middleware/proxy_headers.py", line 60, in __call__
+    return await self.app(scope, receive, send)
+"""
+
+
+def test_an_http_servers_layers_are_not_where_a_request_failed(assistant):
+    answer = assistant.answer(ASGI_CUT)
+    assert answer.failing_module is None
+    assert answer.origin is None or answer.origin.package != "uvicorn"
+    assert "uvicorn" not in render_text(answer).split("Collect or try next")[0].split("\n", 2)[2]
+
+
+def test_a_cut_traceback_under_an_announcing_line_asks_for_its_end(assistant):
+    steps = assistant.answer(ASGI_CUT).next_steps
+    assert steps[0].startswith("The end of the traceback")
+
+
+def test_a_router_in_the_paste_keeps_the_commands_as_written():
+    lines = ["python -m sglang_router.launch_router --worker-urls http://127.0.0.1:30000 --port 8000"]
+    assert not server_address([], lines)
