@@ -211,3 +211,8 @@ def test_a_cut_traceback_under_an_announcing_line_asks_for_its_end(assistant):
 def test_a_router_in_the_paste_keeps_the_commands_as_written():
     lines = ["python -m sglang_router.launch_router --worker-urls http://127.0.0.1:30000 --port 8000"]
     assert not server_address([], lines)
+
+
+def test_an_actor_frameworks_relay_frame_is_not_where_the_error_comes_from(assistant):
+    origin = assistant.answer(XOSCAR_RELAY).origin
+    assert origin is None or origin.package != "xoscar"
