@@ -32,6 +32,8 @@ from assistant.provenance import (dated_paste_environment, dependency_json, depe
 from assistant.retrieve import Hit, Retrieval
 from assistant.asked_warning import harmless_warning_note
 from assistant.case_steps import fitting_steps
+from assistant.kernel_fault import fault_note
+from assistant.server_address import server_address
 from assistant.snippets import command_lines
 from assistant.decision import paste_families
 from assistant.release_range import of_known_releases
@@ -39,6 +41,13 @@ from assistant.step_versions import step_version_ok, upgrade_target
 from assistant.trace import Environment
 
 FIX, LEAD, UNKNOWN = "fix", "lead", "unknown"
+# the user's words that announce the error pasted below them ("on node2, can see the below error:",
+# "报错如下："): read as a fatal line for the word "error", they are no root error to show
+CAPTION_RE = re.compile(
+    r"^(?!Exception in thread|Traceback|During handling|\s*[\w.]*(?:Error|Exception|Exit)\w*\s*[:(])"
+    r".*(?:\b(?:below|following|as follows|the|these|this|an?)\b[^:：]{0,40}\b(?:errors?|exceptions?|logs?|output|traceback)\b"
+    r"|\b(?:errors?|exceptions?|logs?|output|traceback)\b[^:：]{0,20}\b(?:below|follows|is|are|was|were)\b"
+    r"|如下|报错信息|错误信息|错误日志)\s*[:：]\s*$", re.I)
 NOT_FROM_KB = "not from the knowledge base"
 SEED_MARK_RE = re.compile(r"\s*\(seeds? \d{3}(?:[,/ ]+\d{3})*\)")
 CAUTION_PREFIX = "! Caution:"   # the risk of a step, printed under its commands
@@ -120,6 +129,8 @@ class Answer:
     choice_note: str | None = None   # which releases accept the value of an `invalid choice` error
     # what changed between the two SGLang releases the report compares ("worked on 0.5.3, not 0.5.6")
     release_change: ReleaseChange | None = None
+    # where an asynchronous kernel fault (illegal memory access) arises, read from the frames
+    fault_note: str | None = None
 
     def __post_init__(self) -> None:
         if self.abstained and self.outcome == FIX:   # built by code that knows only abstention
@@ -190,6 +201,7 @@ class Answer:
             "language": self.language,
             "reader_language": self.reader_language,
             "choice_note": self.choice_note,
+            "fault_note": self.fault_note,
             "text": self.text,
         }
 
@@ -305,7 +317,23 @@ def compose_extractive(retrieval: Retrieval, registry=None, top_k: int = 3, lang
     answer.release_change = change = release_change(analysis, registry=registry)
     if change is not None and answer.abstained:
         answer.next_steps.insert(0, answer.localized(change.next_step()))
-    return with_provenance(answer, retrieval)
+    if answer.abstained and answer.primary_error and CAPTION_RE.search(answer.primary_error):
+        answer.primary_error = None   # the user's caption over the log, not a line of it
+    note = fault_note(analysis)
+    if note is not None:
+        answer.fault_note = answer.localized(note)
+    return at_users_address(with_provenance(answer, retrieval), analysis)
+
+
+def at_users_address(answer: Answer, analysis) -> Answer:
+    """The commands of the fix and of the next steps pointed at the port (and host) the paste
+    shows the user's server on, not SGLang's default 30000 (`assistant.server_address`)."""
+    lines = [analysis.question, *(analysis.original(line) for line in analysis.masked_lines)]
+    address = server_address(analysis.environment.flags, lines)
+    if address:
+        answer.fix = [address.applied(step) for step in answer.fix]
+        answer.next_steps = [address.applied(step) for step in answer.next_steps]
+    return answer
 
 
 def with_provenance(answer: Answer, retrieval: Retrieval) -> Answer:

@@ -74,6 +74,19 @@ PASS_THROUGH_MODULES = frozenset({
 })
 
 
+# a program's line that only announces the traceback printed under it (`ERROR:    Exception in
+# ASGI application`, `Scheduler hit an exception: Traceback ...`, `Exception in thread Thread-3:`):
+# when that traceback is cut before its exception line, the failure itself is not in the paste
+ANNOUNCES_TRACEBACK_RE = re.compile(
+    r"^(?:\W*\w+:\s*)?(?:Exception in (?:ASGI application|thread\b.*|callback\b.*)"
+    r"|.*\bhit an exception:?(?:\s*Traceback \(most recent call last\):?)?)\s*$")
+
+
+# the HTTP server's layers (uvicorn's protocol, Starlette's middleware, FastAPI's routing) that
+# carry every request's exception up from the application's code: never where it failed
+SERVER_PLUMBING = frozenset({"uvicorn", "starlette", "fastapi"})
+
+
 def innermost_frame(sites) -> tuple[str | None, str | None]:
     """(module, function) of the innermost traceback frame (`acme_plugin.hooks`, `on_batch`); the
     module is the file's path when it is not inside an installed package or an SGLang checkout; a
@@ -81,8 +94,10 @@ def innermost_frame(sites) -> tuple[str | None, str | None]:
     `sites` are (file, function) pairs, innermost last."""
     frames = [(_module_of(path), function) for path, function in sites]
     for module, function in reversed(frames):
-        if module not in PASS_THROUGH_MODULES:
+        if module not in PASS_THROUGH_MODULES and module.split(".")[0] not in SERVER_PLUMBING:
             return module, _function_name(function)
+    if frames and all(module.split(".")[0] in SERVER_PLUMBING for module, _ in frames):
+        return None, None   # a traceback cut before it reached the application's own frames
     return (frames[-1][0], _function_name(frames[-1][1])) if frames else (None, None)
 
 
@@ -190,6 +205,12 @@ OWN_PACKAGES = ("sglang", "sgl_kernel", "torch", "triton", "transformers", "flas
                 "multiprocessing", "asyncio", "concurrent", "uvloop", "fastapi", "starlette", "uvicorn")
 
 
+# actor frameworks whose frames only re-raise an exception from another process (xoscar's
+# `raise message.as_instanceof_cause()` under Xinference, Ray's `raise value.as_instanceof_cause()`):
+# their version is not what failed, the remote process's log is where the error is
+RELAY_PACKAGES = frozenset({"xoscar", "ray"})
+
+
 def outside_package(module: str | None) -> str | None:
     """The top-level package of the innermost frame when it is neither SGLang nor one of the
     libraries it runs on (a plugin, the user's own code)."""
@@ -246,7 +267,8 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                                   missing_package=analysis is not None and analysis.root_line is not None
                                   and bool(MISSING_PACKAGE_RE.search(analysis.root_line.text)),
                                   traceback_cut=analysis is not None and analysis.traceback_cut
-                                  and analysis.root_line is None,
+                                  and (analysis.root_line is None
+                                       or bool(ANNOUNCES_TRACEBACK_RE.search(analysis.root_line.text))),
                                   dump_tail=analysis is not None and is_thread_dump_tail(analysis.masked_lines,
                                                                                          bool(analysis.errors))),
                         version, registry)
@@ -271,7 +293,14 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                                      "SGLang（作为 rollout 引擎，或在它后面提供服务），请贴出 SGLang 自己的服务日志：下面的步骤是针对它的。"))
     # a build's innermost frames are the build machinery's (setuptools' `run_command`), not the failure
     package = outside_package(module) if not components and not building else None
-    if package:
+    if package in RELAY_PACKAGES:
+        steps.insert(0, Sentence(f"The innermost frame is in `{package}`, which only passes on an error raised in "
+                                 "another process (the worker that loads or runs the model): that process's own log "
+                                 "holds the first error and its traceback; paste those lines.",
+                                 f"最内层的调用栈帧在 `{package}` 里，它只是把另一个进程（加载或运行模型的 worker）里"
+                                 "抛出的错误转发过来：第一个错误和它的 traceback 在那个进程自己的日志里，请贴出那几行。"))
+        steps = steps[:3]
+    elif package:
         steps.insert(0, Sentence(f"The innermost frame is in `{package}`, outside SGLang: its version "
                                  f"(`pip show {package}`) and whether that version works with your SGLang release.",
                                  f"最内层的调用栈帧在 SGLang 之外的 `{package}` 里：看它的版本（`pip show {package}`），"

@@ -64,6 +64,10 @@ QUOTES_TO_SPACE = str.maketrans({quote: " " for quote in "'\"`\u2018\u2019\u201c
 PATH_WORD_STOP = frozenset({"sglang", "srt", "init", "python"})
 CONTINUATION_LINES = 8  # paste lines after a hit where the rest of a multi-line message is looked for
 EXCEPTION_PREFIX = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)+)([A-Z]\w*(?:Error|Exception|Warning))\b")
+# the HTTP server's layers that carry every request's exception up from the application (a
+# traceback cut under them has not reached the frame that failed), and Xinference's actor RPC,
+# whose frames re-raise the worker process's exception (`raise message.as_instanceof_cause()`)
+SERVER_PLUMBING = frozenset({"uvicorn", "starlette", "fastapi", "xoscar"})
 SGLANG_PACKAGES = {"sglang": "sglang", "sglang_router": "sglang-router", "sgl_kernel": "sgl-kernel"}
 # Library prefixes that name the emitter without any frame (checked on the error lines).
 LIBRARY_MARKERS = [
@@ -836,6 +840,8 @@ def foreign_origin(lines: list[str]) -> Origin | None:
         frame = FRAME.search(line)
         if frame:
             package = SITE_PACKAGE.match(frame.group(1))
+            if package and package.group(1) in SERVER_PLUMBING:
+                continue   # it only carries another layer's or process's exception up
             innermost = (package.group(1) if package else None, line)
     if innermost and innermost[0] and innermost[0] not in SGLANG_PACKAGES:
         name = innermost[0]

@@ -80,6 +80,8 @@ def where_line(answer: Answer) -> str:
                      + (f", {answer.failing_function}()" if answer.failing_function else ""))
     if answer.named_class:
         parts.append(f"{answer.named_class[0]} {answer.label('named_in_paste')} {answer.named_class[1]}")
+    if answer.fault_note and parts:
+        parts.append(answer.fault_note)
     return "; ".join(parts)
 
 

@@ -192,6 +192,8 @@ def _not_confirmed_markdown(answer: Answer) -> list[str]:
     if answer.named_class:
         where.append(f"{code_span(answer.named_class[0])} {words('named_in_paste')} "
                      f"{code_span(answer.named_class[1])}")
+    if answer.fault_note and where:
+        where.append(answer.fault_note)
     if where:
         out += ["", f"{_field(answer, 'where_arises')}" + ", ".join(where)]
     out += _provenance_markdown(answer)   # the emitting site and release facts, beside where it arises

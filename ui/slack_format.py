@@ -166,6 +166,8 @@ def _not_confirmed_sections(answer: Answer) -> list[str]:
     if answer.named_class:
         where.append(f"`{escape(answer.named_class[0])}` {words('named_in_paste')} "
                      f"`{escape(answer.named_class[1])}`")
+    if answer.fault_note and where:
+        where.append(escape(answer.fault_note))
     if where:
         sections.append(f"*{words('where_arises')}{colon(answer.reader_language)}* " + ", ".join(where))
     if known:   # the emitting site and release facts, beside where it arises

@@ -1,0 +1,111 @@
+"""Where an asynchronous GPU kernel fault arises, as the traceback's frames tell it.
+
+`CUDA error: an illegal memory access was encountered` (error 700), a device-side assert, a
+misaligned address or an unspecified launch failure is raised by the first call after the faulting
+kernel that waits for the GPU, not by the kernel: PyTorch says so under the error ("might be
+asynchronously reported at some other API call"). The innermost frame is then where the fault was
+noticed. When its source line waits for the GPU (`next_token_ids.tolist()`, `.item()`,
+`stream.synchronize()`), the kernel that faulted ran before it, in the batch the log shows last
+(the decode or prefill forward, a CUDA-graph capture); when it launches work itself, the fault may
+still be an earlier kernel's. Only with `CUDA_LAUNCH_BLOCKING=1` (`AMD_SERIALIZE_KERNEL=3` on ROCm)
+set by the user is the innermost frame the faulting call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from assistant.wording import Sentence
+
+ASYNC_FAULT_RE = re.compile(
+    r"an illegal memory access was encountered|cudaErrorIllegalAddress|misaligned address|"
+    r"unspecified launch failure|device-side assert triggered|an illegal instruction was encountered|"
+    r"hipErrorIllegalAddress|Memory access fault by GPU", re.I)
+# the user ran with kernels serialised; PyTorch's own hint ("consider passing ...") is no such run
+BLOCKING_RE = re.compile(r"CUDA_LAUNCH_BLOCKING\s*=\s*['\"]?1|AMD_SERIALIZE_KERNEL\s*=\s*['\"]?3")
+HINT_RE = re.compile(r"consider passing|For debugging", re.I)
+FRAME_RE = re.compile(r'^\s*File "[^"]*", line [^,]*, in (\S+)')
+# a call that waits for the GPU: a copy to the host or an explicit synchronisation
+SYNC_CALL_RE = re.compile(r"\.(?:tolist|item|cpu|numpy|synchronize|wait)\(|\.to\(\s*['\"]cpu|torch\.cuda\.synchronize|"
+                          r"\bsynchronize\(\)")
+SYNC_FUNCTIONS = frozenset({"synchronize", "tolist", "item", "wait", "wait_stream"})
+CAPTURE_RE = re.compile(r"capture", re.I)
+BATCH_RE = re.compile(r"\b(Decode|Prefill) batch\b")
+
+
+TORCH_FILE_RE = re.compile(r"[/\\]torch[/\\]")
+
+
+def _source_of_innermost(analysis, root: str) -> tuple[str | None, str | None]:
+    """(function, source line) of the last frame printed before the root error line; a frame of
+    torch's own (`torch/cuda/streams.py`, `super().synchronize()`) gives way to its caller, whose
+    line says which of the program's calls waited (`self.scheduler_stream.synchronize()`)."""
+    lines = analysis.masked_lines
+    try:
+        end = lines.index(root)
+    except ValueError:
+        return None, None
+    frames = []
+    for i in range(end):
+        frame = FRAME_RE.match(lines[i])
+        if frame:
+            source = lines[i + 1] if i + 1 < end and not FRAME_RE.match(lines[i + 1]) else None
+            frames.append((frame.group(1), source, TORCH_FILE_RE.search(analysis.original(lines[i])) is not None))
+    if not frames:
+        return None, None
+    function, source, in_torch = frames[-1]
+    if in_torch and function in SYNC_FUNCTIONS:
+        caller = next((f for f in reversed(frames[:-1]) if not f[2]), None)
+        if caller is not None and caller[1]:
+            return function, caller[1]
+    return function, source
+
+
+def _where_batch(masked_lines: Sequence[str], root: str, functions: Sequence[str]) -> Sentence | None:
+    """The work the faulting kernel belonged to: a CUDA-graph capture its frames show, else the
+    last batch the log shows before the error."""
+    if any(CAPTURE_RE.search(function) for function in functions):
+        return Sentence("while capturing CUDA graphs at start-up", "启动时捕获 CUDA graph 的过程中")
+    end = masked_lines.index(root) if root in masked_lines else len(masked_lines)
+    for line in reversed(masked_lines[:end]):
+        batch = BATCH_RE.search(line)
+        if batch:
+            return (Sentence("in the forward pass of a decode batch (the log's last batch line)",
+                             "在 decode batch 的前向计算中（日志最后一条 batch 行）")
+                    if batch.group(1) == "Decode" else
+                    Sentence("in the forward pass of a prefill batch (the log's last batch line)",
+                             "在 prefill batch 的前向计算中（日志最后一条 batch 行）"))
+    return None
+
+
+def fault_note(analysis) -> Sentence | None:
+    """What the frames say of where an asynchronous kernel fault arises; None for another error."""
+    root = analysis.root_line
+    if root is None or not ASYNC_FAULT_RE.search(root.text) or not analysis.failure_sites:
+        return None
+    lines = analysis.masked_lines
+    said = [analysis.question, *(analysis.original(line) for line in lines)]
+    if any(BLOCKING_RE.search(line) and not HINT_RE.search(line) for line in said):
+        return Sentence("CUDA_LAUNCH_BLOCKING=1 was set, so the innermost frame is the call that faulted.",
+                        "设置了 CUDA_LAUNCH_BLOCKING=1，所以最内层调用栈帧就是出错的那个调用。")
+    function, source = _source_of_innermost(analysis, root.masked)
+    functions = [function for _, function in analysis.failure_sites]
+    where = _where_batch(lines, root.masked, functions)
+    if (source and SYNC_CALL_RE.search(source)) or (function in SYNC_FUNCTIONS):
+        call = f"`{source.strip()}`" if source else f"{function}()"
+        en = (f"the innermost frame only noticed the fault: {call} waits for the GPU, and CUDA reports a kernel's "
+              "fault at the next such wait. The kernel that faulted ran before it")
+        zh = (f"最内层调用栈帧只是发现了这个错误：{call} 在等待 GPU，而 CUDA 会在下一次等待时才报告内核的错误。"
+              "真正出错的内核在它之前就已运行")
+        if where is not None:
+            en, zh = f"{en}, {str(where)}", f"{zh}，{where.zh}"
+        return Sentence(f"{en}; a rerun with CUDA_LAUNCH_BLOCKING=1 names it.",
+                        f"{zh}；加上 CUDA_LAUNCH_BLOCKING=1 重跑一次即可定位到它。")
+    en = ("without CUDA_LAUNCH_BLOCKING=1 the innermost frame is where the fault was reported, which may be an "
+          "earlier kernel's on the same stream")
+    zh = "没有设置 CUDA_LAUNCH_BLOCKING=1 时，最内层调用栈帧只是报告错误的位置，错误可能来自同一 stream 上更早的内核"
+    if where is not None:
+        en, zh = f"{en} ({str(where)})", f"{zh}（{where.zh}）"
+    return Sentence(f"{en}; a rerun with CUDA_LAUNCH_BLOCKING=1 names the kernel.",
+                    f"{zh}；加上 CUDA_LAUNCH_BLOCKING=1 重跑一次即可定位到出错的内核。")
