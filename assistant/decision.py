@@ -53,7 +53,7 @@ from assistant.quoted_paths import line_with_paths_as_placeholders, signature_pa
 from assistant.tell_apart import pointed_sibling
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import code_span, mask, tokenize
-from assistant.trace import Analysis, looks_like_sentence
+from assistant.trace import Analysis, looks_like_sentence, tells_of_failure
 from assistant.wording import Sentence
 
 # A signature line of the top hit occurs in the log (the match score, 0..1.2).
@@ -368,7 +368,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
             reasons.append(PART_MATCH_REASON if top.signature > 0 else WORDS_ONLY_CLOSE_REASON)
         # a weak lead too says what in the paste speaks against it (another kind of failure,
         # other hardware, another library's frames): the user rules it out faster
-        against = _against(top, analysis, failing)
+        against = _against(top, analysis)
         reasons += against.reasons
         if (not reasons and home is None and not top.meta.get("diagnosis")
                 and evidence_level < WORDS_ALONE_OK and _words_alone(top, analysis)):
@@ -395,7 +395,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
                                  or ((evidence_level >= LEAD_EVIDENCE or strong) and _says_something(tokens))))
     if related and not question and analysis is not None and top.kind == "entry":
         # (a paste from other software gave no reasons of the entry's own: still weigh them here)
-        against = against or _against(top, analysis, failing)
+        against = against or _against(top, analysis)
         if not strong and top.signature < SIGNATURE_OK and against.scope:
             related = False   # words alone, about other hardware or releases: not a plausible lead
         elif against.contradicted and not specific_signatures(top):
@@ -462,10 +462,33 @@ def _evidence(hits, tokens, index, idf, analysis: Analysis | None = None) -> flo
 def failing_components(analysis: Analysis) -> frozenset[str]:
     """Components where the user's error arises: the root error lines, the innermost frames of
     the traceback, the native backtrace. Not the launch flags or the question: a server started
-    with `--attention-backend flashinfer` does not fail inside flashinfer for that reason."""
+    with `--attention-backend flashinfer` does not fail inside flashinfer for that reason. Nor the
+    user's own title or caption ("Setup: DeepGEMM + FlashInfer + FP8 quantization, it crashes")
+    beside a root line a program printed: it lists what they run with, not where it failed."""
+    candidates = _root_candidates(analysis)
+    logged = [e for e in candidates if not told_by_user(analysis, e)]
+    return _components_of_failure(analysis, logged or candidates)
+
+
+def named_with_failure(analysis: Analysis) -> frozenset[str]:
+    """`failing_components` plus what the user's title or caption says the failing run used: an
+    entry about none of it is ruled out the same way ("runs with", never "arises in")."""
+    return _components_of_failure(analysis, _root_candidates(analysis))
+
+
+def _logged_failure(analysis: Analysis) -> frozenset[str]:
+    """The components a program's own root line, frame or native backtrace names."""
+    return _components_of_failure(analysis, [e for e in _root_candidates(analysis) if not told_by_user(analysis, e)])
+
+
+def _root_candidates(analysis: Analysis) -> list:
     # a client's or Ray's relay of the error (`ray.exceptions.RayTaskError(KeyError): ...`) is not where it arose
-    roots = [e.text for e in analysis.errors
-             if e.kind in ROOT_KINDS and not relayed(e.text) and not RESOLVER_RE.search(e.text)][:3]
+    return [e for e in analysis.errors
+            if e.kind in ROOT_KINDS and not relayed(e.text) and not RESOLVER_RE.search(e.text)]
+
+
+def _components_of_failure(analysis: Analysis, errors) -> frozenset[str]:
+    roots = [e.text for e in errors][:3]
     if roots and _out_of_memory(roots[0]):
         roots = roots[:1]   # the peers' NCCL timeouts after an out-of-memory are its consequence
     # a version checker's frames (`transformers/utils/versions.py` in a tool's own gate) raise for
@@ -496,6 +519,12 @@ CONFIG_ITEM_RE = re.compile(r"""(?:'[a-z]\w*'|"[a-z]\w*")\s*:\s*(?:'[^']*'|"[^"]
 def without_configuration(text: str) -> str:
     """The line without the flags, kwargs and variables it quotes: what the server ran with."""
     return CONFIG_ITEM_RE.sub(" ", LAUNCH_FLAG_RE.sub(" ", text))
+
+
+def told_by_user(analysis: Analysis, error) -> bool:
+    """The error line is the user's own telling of the failure (a report's title, a caption, a
+    sentence), not a line a program printed."""
+    return tells_of_failure(error) or analysis.from_title(error)
 
 
 def _out_of_memory(text: str) -> bool:
@@ -579,7 +608,7 @@ class _Against(NamedTuple):
     contradicted: bool      # scope, or another kind of failure, or a component it is not about
 
 
-def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
+def _against(top, analysis: Analysis) -> _Against:
     """What in the paste the entry does not explain; no reasons when the entry fits.
 
     A specific (non-generic) signature line matched on the root error explains it: the frames
@@ -661,19 +690,28 @@ def _against(top, analysis: Analysis, failing: frozenset[str]) -> _Against:
         # memory runs out wherever the next allocation is (an FP8 linear, the logits): only what
         # the out-of-memory line itself names (DeepEP's buffer, a workspace) is a place it rules out
         where = _oom_line_components(analysis)
-        where = failing if where is None else where
+        named = named_with_failure(analysis)
+        where = named if where is None else where
         outside = (conflicts(where, about) if not holder_agrees(meta, analysis) and not reads_generic_line
                    else frozenset())
-        if outside and specific_signatures(top) and families(specific(failing)) & families(about):
+        if outside and specific_signatures(top) and families(specific(named)) & families(about):
             # the entry's own specific line matched and the failure is in a component it is about:
             # another component named on the way (a cutlass source sgl-kernel's build compiles, the
             # quantization module an aiter import runs through) is where, not what
             outside = frozenset()
-        if outside:
-            reasons.append(Sentence(f"Your error arises in {_names(outside)}, which this entry is not about"
-                                    + (f" (it is about {_names(specific(about))})." if specific(about) else "."),
-                                    f"你的错误出在 {_names(outside)}，这个条目讲的不是它"
-                                    + (f"（它讲的是 {_names(specific(about))}）。" if specific(about) else "。")))
+        # a component only the user's own title or caption names is what they run with, not where a
+        # program's line says the error arises: said so, it still rules the entry out
+        said = outside - _logged_failure(analysis)
+        arises = outside - said
+        about_en = f" (it is about {_names(specific(about))})." if specific(about) else "."
+        about_zh = f"（它讲的是 {_names(specific(about))}）。" if specific(about) else "。"
+        if arises:
+            reasons.append(Sentence(f"Your error arises in {_names(arises)}, which this entry is not about" + about_en,
+                                    f"你的错误出在 {_names(arises)}，这个条目讲的不是它" + about_zh))
+        if said:
+            reasons.append(Sentence(f"Your report says it runs with {_names(said)}, which this entry is not about"
+                                    + about_en,
+                                    f"你的报告说它用的是 {_names(said)}，这个条目讲的不是它" + about_zh))
     scope = _scope_notes(meta, analysis)
     return _Against(reasons + scope, bool(scope), bool(scope or kind or outside or unexplained))
 
