@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from assistant.failure_kind import about_upgrade_regression
 from assistant.decision import SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, scope_conflict
 from assistant.generic_lines import is_generic
 from assistant.glossary import english_terms
@@ -27,6 +28,7 @@ from assistant.quoted_paths import line_with_paths_as_placeholders, signature_pa
 from assistant.term_weights import masked_signature, token_idf
 from assistant.text import CHINESE_CHAR_RE, mask, tokenize
 from assistant.trace import Analysis, analyze
+from assistant.upgrade import reports_regression
 
 LEXICAL_WEIGHT = 0.5
 SIGNATURE_WEIGHT = 1.5   # a matched error line outweighs how similar the rest of the text is
@@ -41,6 +43,10 @@ SIMILAR_ISSUE_DENSE = 0.5   # an issue listed as a similar report: a signature m
 # entry that explains the cause. Among issues it still orders exact reports first.
 ISSUE_SIGNATURE_WEIGHT = 0.1
 KIND_PRIOR = {"entry": 1.0, "doc": 0.85, "issue": 0.9}
+# a report that its failure came with a new SGLang release (`assistant.upgrade.reports_regression`)
+# ranks the triage entry on bisecting releases above entries that only share its words (a model's,
+# a flag's, a benchmark's), below an entry that matches its error line (SIGNATURE_OK 0.6 x 1.5 = 0.9)
+UPGRADE_REGRESSION_BOOST = 0.5
 
 
 @dataclass(frozen=True)
@@ -369,6 +375,7 @@ class Retriever:
         self._worker: ThreadPoolExecutor | None = None
         self._exact_table: list[tuple[str, str | None, int]] | None = None
         self._declaring: list[int] | None = None
+        self._upgrade_triage: tuple[int, ...] | None = None
         self._named: NamedIdentifiers | None = None
 
     def _named_identifiers(self) -> NamedIdentifiers:
@@ -418,6 +425,13 @@ class Retriever:
         words = frozenset(_WORD_RE.findall(joined))
         return sorted({row for msig, gate, row in self._exact_signature_table()
                        if (gate is None or gate in words) and msig in joined})
+
+    def _upgrade_regression_units(self) -> tuple[int, ...]:
+        """Rows of the triage entries for a failure that follows an upgrade."""
+        if self._upgrade_triage is None:
+            self._upgrade_triage = tuple(row for row, unit in enumerate(self.index.units)
+                                         if unit.kind == "entry" and about_upgrade_regression(unit.meta))
+        return self._upgrade_triage
 
     def _declared_site_units(self, analysis: Analysis) -> dict[int, str]:
         """Rows of the entries whose declared site (`raised_in`) raised the root error, or whose
@@ -522,13 +536,16 @@ class Retriever:
                       for u in _best(rows, fused, CANDIDATES) if fused[u] > 0]
         declared = self._declared_site_units(analysis) if use_trace else {}
         named_boost: dict[int, float] = {}
+        regression: tuple[int, ...] = ()
         if use_trace:
             # an environment variable or flag the user wrote that few entries name points at them
             named = self._named_identifiers()
             pasted = paste_identifiers(dict.fromkeys((*analysis.prose_lines, *lines)), _is_command)
             named_boost = named.boosts(pasted)
             pooled = set(candidates)
-            candidates += [u for u in [*self._exact_signature_units(joined), *declared, *named.candidates(pasted)]
+            regression = self._upgrade_regression_units() if reports_regression(analysis) else ()
+            candidates += [u for u in [*self._exact_signature_units(joined), *declared, *named.candidates(pasted),
+                                       *regression]
                            if u not in pooled]
             candidates = list(dict.fromkeys(candidates))
         token_cache: dict[str, frozenset] = {}
@@ -563,7 +580,8 @@ class Retriever:
                 # something failed, and one the server served on after did not stop it: either ranks
                 # an entry less than a line that says what failed
                 weight *= GENERIC_SIGNATURE_SHARE
-            score = (float(fused[u]) + weight * sig + named_boost.get(u, 0.0)) * KIND_PRIOR.get(unit.kind, 0.8)
+            boost = named_boost.get(u, 0.0) + (UPGRADE_REGRESSION_BOOST if u in regression else 0.0)
+            score = (float(fused[u]) + weight * sig + boost) * KIND_PRIOR.get(unit.kind, 0.8)
             score *= _issue_prior(unit.meta) if unit.kind == "issue" else 1.0
             hits.append(Hit(unit.id, unit.kind, unit.title, unit.title_zh, unit.url, round(score, 4),
                             round(float(lex_norm[u]), 4), round(float(dense_unit[u]), 4),
