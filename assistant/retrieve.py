@@ -17,7 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from assistant.failure_kind import about_upgrade_regression
-from assistant.decision import SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, scope_conflict
+from assistant.decision import FIX, SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, scope_conflict
 from assistant.generic_lines import is_generic
 from assistant.glossary import english_terms
 from assistant.gpu_memory import paste_gpu_memory
@@ -43,9 +43,10 @@ SIMILAR_ISSUE_DENSE = 0.5   # an issue listed as a similar report: a signature m
 # entry that explains the cause. Among issues it still orders exact reports first.
 ISSUE_SIGNATURE_WEIGHT = 0.1
 KIND_PRIOR = {"entry": 1.0, "doc": 0.85, "issue": 0.9}
-# a report that its failure came with a new SGLang release (`assistant.upgrade.reports_regression`)
-# ranks the triage entry on bisecting releases above entries that only share its words (a model's,
-# a flag's, a benchmark's), below an entry that matches its error line (SIGNATURE_OK 0.6 x 1.5 = 0.9)
+# a report that its failure came with a new SGLang release (`assistant.upgrade.reports_regression`),
+# where nothing in the paste names the fix, ranks the triage entry on bisecting releases above
+# entries that only share its words (a model's, a flag's, a benchmark's), below an entry that
+# matches its error line (SIGNATURE_OK 0.6 x 1.5 = 0.9)
 UPGRADE_REGRESSION_BOOST = 0.5
 
 
@@ -580,26 +581,36 @@ class Retriever:
                 # something failed, and one the server served on after did not stop it: either ranks
                 # an entry less than a line that says what failed
                 weight *= GENERIC_SIGNATURE_SHARE
-            boost = named_boost.get(u, 0.0) + (UPGRADE_REGRESSION_BOOST if u in regression else 0.0)
-            score = (float(fused[u]) + weight * sig + boost) * KIND_PRIOR.get(unit.kind, 0.8)
+            score = (float(fused[u]) + weight * sig + named_boost.get(u, 0.0)) * KIND_PRIOR.get(unit.kind, 0.8)
             score *= _issue_prior(unit.meta) if unit.kind == "issue" else 1.0
             hits.append(Hit(unit.id, unit.kind, unit.title, unit.title_zh, unit.url, round(score, 4),
                             round(float(lex_norm[u]), 4), round(float(dense_unit[u]), 4),
                             round(sig, 3), tuple(evidence[:3]), unit.meta))
         hits.sort(key=lambda h: -h.score)
-        if use_trace:
-            hits = _fitting_hardware_first(hits, analysis, k)
+        ranked = _fitting_hardware_first(hits, analysis, k) if use_trace else hits
         # similar reports come from every candidate, not only the top k (entries may fill those)
         similar = tuple(replace(h, evidence=tuple(analysis.original(ln) for ln in h.evidence))
-                        for h in [h for h in hits if h.kind == "issue"
+                        for h in [h for h in ranked if h.kind == "issue"
                                   and (h.signature >= SIGNATURE_OK or h.dense >= SIMILAR_ISSUE_DENSE)][:5])
-        hits = [replace(h, evidence=tuple(analysis.original(ln) for ln in h.evidence)) for h in hits[:k]]
-        hits = [h if h.evidence else replace(h, evidence=tuple(_overlap_evidence(h, analysis, line_tokens)))
-                for h in hits[:k]]
-        decision = decide(hits, tokens, self.index, analysis, self._idf)
-        if decision.top:
-            hits = [hits[decision.top], *hits[:decision.top], *hits[decision.top + 1:]]
-            decision = replace(decision, top=0)
+
+        def decided(ordered: list[Hit]) -> tuple[list[Hit], Decision]:
+            top = [replace(h, evidence=tuple(analysis.original(ln) for ln in h.evidence)) for h in ordered[:k]]
+            top = [h if h.evidence else replace(h, evidence=tuple(_overlap_evidence(h, analysis, line_tokens)))
+                   for h in top]
+            decision = decide(top, tokens, self.index, analysis, self._idf)
+            if decision.top:
+                top = [top[decision.top], *top[:decision.top], *top[decision.top + 1:]]
+                decision = replace(decision, top=0)
+            return top, decision
+
+        hits, decision = decided(ranked)
+        if regression and decision.outcome != FIX:
+            # the user says a new release brought the failure and nothing in the paste names its
+            # fix: the release change is the evidence, and bisecting the releases the first step
+            lifted_ids = {self.index.units[u].id for u in regression}
+            lifted = sorted((replace(h, score=round(h.score + UPGRADE_REGRESSION_BOOST, 4)) if h.unit_id in lifted_ids
+                             else h for h in ranked), key=lambda h: -h.score)
+            hits, decision = decided(_fitting_hardware_first(lifted, analysis, k))
         if decision.abstain and hits and hits[0].kind != "issue" and similar and similar[0].signature >= SIGNATURE_OK:
             # no entry is confident, but a report shows the user's exact error line: answer with it
             ranked = [similar[0], *[h for h in hits if h.unit_id != similar[0].unit_id]][:k]

@@ -19,8 +19,8 @@ SLOWER_AFTER_UPGRADE = (
     "python -m sglang.launch_server --model-path Qwen/Qwen3-32B-FP8 --tp-size 4 --reasoning-parser qwen3\n")
 
 ONE_RELEASE_WORKS = (
-    "We serve DeepSeek-R1 on one node of 8x H20. On 0.4.3 the output throughput is fine, "
-    "but 0.4.5 gives 12% less with the same benchmark run.\n")
+    "Our Qwen2.5-72B-Instruct server (--tp 4 on 4x A100) works on 0.5.5, but with 0.5.6 the same command "
+    "gives noticeably worse answers on our eval set.\n")
 
 UPGRADED_TO_ONE_RELEASE = (
     "After upgrading to 0.5.10 the EAGLE accept length of GLM-4.5-Air-FP8 stays at 1 and generation is slower; "
