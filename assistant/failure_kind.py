@@ -8,10 +8,9 @@ failure kind must agree with the user's: the decision (`assistant/decision.py`) 
 kinds and the entry's kinds are both known and share none as evidence against the entry.
 
 A report whose failure came with a change of SGLang release ("worked on 0.4.6, half the throughput
-on 0.4.7") has one more kind, `UPGRADE_REGRESSION`, read from the paste by
-`assistant.upgrade.reports_regression` (it needs the releases the words name, not a pattern alone).
-The triage entry an upgrade regression is first handled by is the one whose title says its failure
-follows an upgrade (`about_upgrade_regression`); ranking puts it forward for such a report.
+on 0.4.7") is told by `assistant.upgrade.reports_regression` (it needs the releases the words name,
+not a pattern alone). The triage entry such a report is first handled by is the one whose title
+says its failure follows an upgrade (`about_upgrade_regression`); ranking puts it forward for it.
 
 Kinds are read the same way from both sides: from the user's root error lines and words, and from
 an entry's title, error lines and symptoms (not its cause, which may tell what a failure leads to).
@@ -128,7 +127,6 @@ def kind_conflict(paste: frozenset[str], entry: frozenset[str]) -> bool:
     return not ((paste == {"crash"} and entry & CRASH_LIKE) or (entry == {"crash"} and paste & CRASH_LIKE))
 
 
-UPGRADE_REGRESSION = "upgrade regression"
 # a title about what breaks after an upgrade ("Something that worked on one SGLang release breaks
 # after upgrading", "升级 SGLang 后出现回退")
 UPGRADE_TITLE_RE = re.compile(r"\b(?:after|since|when) (?:an? |the )?(?:sglang )?upgrad\w*|升级\s*(?:sglang\s*)?(?:后|之后)", re.I)

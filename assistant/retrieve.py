@@ -16,8 +16,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from assistant.failure_kind import about_upgrade_regression
 from assistant.decision import FIX, SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, scope_conflict
+from assistant.failure_kind import about_upgrade_regression
 from assistant.generic_lines import is_generic
 from assistant.glossary import english_terms
 from assistant.gpu_memory import paste_gpu_memory

@@ -19,7 +19,7 @@ releases), then run both releases side by side. Versions of other packages in th
 `reports_regression(analysis)` says whether the user's words report such a regression at all (a
 release upgraded to that now fails, one release that works and another that does not, "0.4.7 vs
 0.4.6" with a slowdown): ranking reads it to put the entry on bisecting releases forward
-(`assistant.failure_kind.UPGRADE_REGRESSION`).
+(`assistant.failure_kind.about_upgrade_regression`).
 """
 
 from __future__ import annotations
@@ -159,6 +159,8 @@ SIDE_BY_SIDE_RE = re.compile(r"\b(?:vs\.?|versus|compared (?:to|with)|than)\s|�
 WORSE_RE = re.compile(r"\b(?:drop(?:s|ped)?|worse|degrad\w*|deteriorat\w*|declin\w*|less|lower|fewer)\b|下降|变差", re.I)
 # a move from one release to the other: "from SGLang 0.4.6 to 0.4.7", "从 0.5.3 到 0.5.6"
 FROM_TO_RE = re.compile(r"\bfrom\s+(?:sglang\s+)?v?0\.\d[\w.-]*\s+to\s+(?:sglang\s+)?v?0\.\d|从\s*v?0\.\d[\w.-]*\s*(?:升级)?到", re.I)
+# one release said to have regressed: "v0.5.12 DeepGemm regression on B300"
+REGRESSED_RE = re.compile(r"\bregress\w*|回退", re.I)
 # "the same hang was seen on 0.5.14 (not a regression)": the user rules a regression out
 NOT_A_REGRESSION_RE = re.compile(r"\b(?:not|no|isn't|wasn't)\s+(?:an?\s+)?regression\b|不是(?:版本)?回退", re.I)
 
@@ -176,16 +178,17 @@ def _reports_regression(analysis: Analysis) -> bool:
     if not (FAILS_RE.search(words) or WORSE_RE.search(words) or kinds_in(words)):
         return False   # a release change that broke nothing ("upgraded to 0.5.6 and it works now")
     try:
-        oldest, newest = DependencyPins.load().versions[0], DependencyPins.load().versions[-1]
+        known = DependencyPins.load().versions
+        oldest, newest = known[0], known[-1]
     except (OSError, ValueError):
-        oldest = newest = None
+        oldest = newest = None   # no pin registry (a stripped install): any 0.x release counts
     releases = [m for m in VERSION_RE.finditer(words) if is_sglangs(words, m.start()) and _known(m.group(1), oldest, newest)]
     if any(upgraded_to(words, m.start()) for m in releases) or SGLANG_UPGRADED_RE.search(words):
         return True
     if not releases:
         return False
-    if re.search(r"\bregress\w*|回退", words, re.I):
-        return True   # "v0.5.12 DeepGemm regression on B300"
+    if REGRESSED_RE.search(words):
+        return True
     if len({m.group(1) for m in releases}) < 2:
         return False
     # two releases: one said to work beside another, an upgrade between them, or set side by side
