@@ -7,6 +7,11 @@ name the indexer. When an entry is matched by words (no error line of its own in
 failure kind must agree with the user's: the decision (`assistant/decision.py`) counts a paste whose
 kinds and the entry's kinds are both known and share none as evidence against the entry.
 
+A report whose failure came with a change of SGLang release ("worked on 0.4.6, half the throughput
+on 0.4.7") is told by `assistant.upgrade.reports_regression` (it needs the releases the words name,
+not a pattern alone). The triage entry such a report is first handled by is the one whose title
+says its failure follows an upgrade (`about_upgrade_regression`); ranking puts it forward for it.
+
 Kinds are read the same way from both sides: from the user's root error lines and words, and from
 an entry's title, error lines and symptoms (not its cause, which may tell what a failure leads to).
 """
@@ -120,3 +125,14 @@ def kind_conflict(paste: frozenset[str], entry: frozenset[str]) -> bool:
     if not paste or not entry or paste & entry:
         return False
     return not ((paste == {"crash"} and entry & CRASH_LIKE) or (entry == {"crash"} and paste & CRASH_LIKE))
+
+
+# a title about what breaks after an upgrade ("Something that worked on one SGLang release breaks
+# after upgrading", "升级 SGLang 后出现回退")
+UPGRADE_TITLE_RE = re.compile(r"\b(?:after|since|when) (?:an? |the )?(?:sglang )?upgrad\w*|升级\s*(?:sglang\s*)?(?:后|之后)", re.I)
+
+
+def about_upgrade_regression(meta: dict) -> bool:
+    """A triage entry (`diagnosis`) whose title says its failure follows an upgrade: the entry a
+    report of an upgrade regression is handled by when no entry matches its error."""
+    return bool(meta.get("diagnosis")) and any(UPGRADE_TITLE_RE.search(meta.get(key) or "") for key in ("title", "title_zh"))

@@ -16,7 +16,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from assistant.decision import SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, scope_conflict
+from assistant.decision import FIX, SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, scope_conflict
+from assistant.failure_kind import about_upgrade_regression
 from assistant.generic_lines import is_generic
 from assistant.glossary import english_terms
 from assistant.gpu_memory import paste_gpu_memory
@@ -27,6 +28,7 @@ from assistant.quoted_paths import line_with_paths_as_placeholders, signature_pa
 from assistant.term_weights import masked_signature, token_idf
 from assistant.text import CHINESE_CHAR_RE, mask, tokenize
 from assistant.trace import Analysis, analyze
+from assistant.upgrade import reports_regression
 
 LEXICAL_WEIGHT = 0.5
 SIGNATURE_WEIGHT = 1.5   # a matched error line outweighs how similar the rest of the text is
@@ -41,6 +43,11 @@ SIMILAR_ISSUE_DENSE = 0.5   # an issue listed as a similar report: a signature m
 # entry that explains the cause. Among issues it still orders exact reports first.
 ISSUE_SIGNATURE_WEIGHT = 0.1
 KIND_PRIOR = {"entry": 1.0, "doc": 0.85, "issue": 0.9}
+# a report that its failure came with a new SGLang release (`assistant.upgrade.reports_regression`),
+# where nothing in the paste names the fix, ranks the triage entry on bisecting releases above
+# entries that only share its words (a model's, a flag's, a benchmark's), below an entry that
+# matches its error line (SIGNATURE_OK 0.6 x 1.5 = 0.9)
+UPGRADE_REGRESSION_BOOST = 0.5
 
 
 @dataclass(frozen=True)
@@ -369,6 +376,7 @@ class Retriever:
         self._worker: ThreadPoolExecutor | None = None
         self._exact_table: list[tuple[str, str | None, int]] | None = None
         self._declaring: list[int] | None = None
+        self._upgrade_triage: tuple[int, ...] | None = None
         self._named: NamedIdentifiers | None = None
 
     def _named_identifiers(self) -> NamedIdentifiers:
@@ -418,6 +426,13 @@ class Retriever:
         words = frozenset(_WORD_RE.findall(joined))
         return sorted({row for msig, gate, row in self._exact_signature_table()
                        if (gate is None or gate in words) and msig in joined})
+
+    def _upgrade_regression_units(self) -> tuple[int, ...]:
+        """Rows of the triage entries for a failure that follows an upgrade."""
+        if self._upgrade_triage is None:
+            self._upgrade_triage = tuple(row for row, unit in enumerate(self.index.units)
+                                         if unit.kind == "entry" and about_upgrade_regression(unit.meta))
+        return self._upgrade_triage
 
     def _declared_site_units(self, analysis: Analysis) -> dict[int, str]:
         """Rows of the entries whose declared site (`raised_in`) raised the root error, or whose
@@ -522,13 +537,16 @@ class Retriever:
                       for u in _best(rows, fused, CANDIDATES) if fused[u] > 0]
         declared = self._declared_site_units(analysis) if use_trace else {}
         named_boost: dict[int, float] = {}
+        regression: tuple[int, ...] = ()
         if use_trace:
             # an environment variable or flag the user wrote that few entries name points at them
             named = self._named_identifiers()
             pasted = paste_identifiers(dict.fromkeys((*analysis.prose_lines, *lines)), _is_command)
             named_boost = named.boosts(pasted)
             pooled = set(candidates)
-            candidates += [u for u in [*self._exact_signature_units(joined), *declared, *named.candidates(pasted)]
+            regression = self._upgrade_regression_units() if reports_regression(analysis) else ()
+            candidates += [u for u in [*self._exact_signature_units(joined), *declared, *named.candidates(pasted),
+                                       *regression]
                            if u not in pooled]
             candidates = list(dict.fromkeys(candidates))
         token_cache: dict[str, frozenset] = {}
@@ -569,19 +587,30 @@ class Retriever:
                             round(float(lex_norm[u]), 4), round(float(dense_unit[u]), 4),
                             round(sig, 3), tuple(evidence[:3]), unit.meta))
         hits.sort(key=lambda h: -h.score)
-        if use_trace:
-            hits = _fitting_hardware_first(hits, analysis, k)
+        ranked = _fitting_hardware_first(hits, analysis, k) if use_trace else hits
         # similar reports come from every candidate, not only the top k (entries may fill those)
         similar = tuple(replace(h, evidence=tuple(analysis.original(ln) for ln in h.evidence))
-                        for h in [h for h in hits if h.kind == "issue"
+                        for h in [h for h in ranked if h.kind == "issue"
                                   and (h.signature >= SIGNATURE_OK or h.dense >= SIMILAR_ISSUE_DENSE)][:5])
-        hits = [replace(h, evidence=tuple(analysis.original(ln) for ln in h.evidence)) for h in hits[:k]]
-        hits = [h if h.evidence else replace(h, evidence=tuple(_overlap_evidence(h, analysis, line_tokens)))
-                for h in hits[:k]]
-        decision = decide(hits, tokens, self.index, analysis, self._idf)
-        if decision.top:
-            hits = [hits[decision.top], *hits[:decision.top], *hits[decision.top + 1:]]
-            decision = replace(decision, top=0)
+
+        def decided(ordered: list[Hit]) -> tuple[list[Hit], Decision]:
+            top = [replace(h, evidence=tuple(analysis.original(ln) for ln in h.evidence)) for h in ordered[:k]]
+            top = [h if h.evidence else replace(h, evidence=tuple(_overlap_evidence(h, analysis, line_tokens)))
+                   for h in top]
+            decision = decide(top, tokens, self.index, analysis, self._idf)
+            if decision.top:
+                top = [top[decision.top], *top[:decision.top], *top[decision.top + 1:]]
+                decision = replace(decision, top=0)
+            return top, decision
+
+        hits, decision = decided(ranked)
+        if regression and decision.outcome != FIX:
+            # the user says a new release brought the failure and nothing in the paste names its
+            # fix: the release change is the evidence, and bisecting the releases the first step
+            lifted_ids = {self.index.units[u].id for u in regression}
+            lifted = sorted((replace(h, score=round(h.score + UPGRADE_REGRESSION_BOOST, 4)) if h.unit_id in lifted_ids
+                             else h for h in ranked), key=lambda h: -h.score)
+            hits, decision = decided(_fitting_hardware_first(lifted, analysis, k))
         if decision.abstain and hits and hits[0].kind != "issue" and similar and similar[0].signature >= SIGNATURE_OK:
             # no entry is confident, but a report shows the user's exact error line: answer with it
             ranked = [similar[0], *[h for h in hits if h.unit_id != similar[0].unit_id]][:k]

@@ -15,6 +15,11 @@ A `ReleaseChange` says both in one sentence and gives the step that finds which 
 compare the `server_args=` line each release prints at start (default values change between
 releases), then run both releases side by side. Versions of other packages in the same words
 (`flashinfer 0.4.0`, `torch 2.8.0`) are not read as SGLang's.
+
+`reports_regression(analysis)` says whether the user's words report such a regression at all (a
+release upgraded to that now fails, one release that works and another that does not, "0.4.7 vs
+0.4.6" with a slowdown): ranking reads it to put the entry on bisecting releases forward
+(`assistant.failure_kind.about_upgrade_regression`).
 """
 
 from __future__ import annotations
@@ -22,8 +27,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from packaging.version import InvalidVersion, Version
+
 from assistant.deps import DependencyPins
-from assistant.version_words import CHANGE_RE, compared_versions
+from assistant.failure_kind import kinds_in
+from assistant.paste_cache import per_analysis
+from assistant.version_words import (CHANGE_RE, CLAUSE_RE, FAILS_RE, VERSION_RE, WORKS_RE, is_sglangs, upgraded_to,
+                                     compared_versions)
 from assistant.trace import Analysis, looks_like_sentence
 from assistant.wording import Sentence
 
@@ -84,11 +94,15 @@ class ReleaseChange:
                 "flags_dropped": list(self.flags_dropped), "summary": self.sentence()}
 
 
-def release_change(analysis: Analysis, pins: DependencyPins | None = None, registry=None) -> ReleaseChange | None:
-    """What changed between the two SGLang releases the paste's words compare, or None."""
+def _user_words(analysis: Analysis) -> str:
     # a one-line report may be read as its error line ("0.5.3 worked, 0.5.6 crashes"): its words count
     sentences = (e.text for e in analysis.errors if looks_like_sentence(e.text))
-    words = " ".join((analysis.question, *analysis.prose_lines, *sentences))
+    return " ".join((analysis.question, *analysis.prose_lines, *sentences))
+
+
+def release_change(analysis: Analysis, pins: DependencyPins | None = None, registry=None) -> ReleaseChange | None:
+    """What changed between the two SGLang releases the paste's words compare, or None."""
+    words = _user_words(analysis)
     if not CHANGE_RE.search(words):
         return None
     try:
@@ -128,3 +142,65 @@ def _flags_dropped(registry, older: str, newer: str) -> tuple[str, ...]:
     if before is None or after is None or before == after:
         return ()
     return tuple(sorted(registry.releases[before].flags - registry.releases[after].flags))
+
+
+# the words that say a release change came with the failure (not "update": configs and weights are
+# updated too; a release "updated to" is read by `upgraded_to`)
+REGRESSION_WORD_RE = re.compile(r"\b(?:upgrad\w*|downgrad\w*|regress\w*|roll(?:ed|ing)? back|revert(?:ed|ing)?)\b"
+                                r"|升级|降级|回退", re.I)
+# SGLang itself named as what was upgraded, with no release number: "after upgrading sglang", "sglang 升级后"
+SGLANG_UPGRADED_RE = re.compile(r"\b(?:upgrad|updat)\w*\s+(?:my\s+|the\s+|our\s+)?sglang\b(?![-_\w])"
+                                r"|\bsglang\s+(?:was\s+|is\s+|got\s+|has\s+been\s+)?(?:upgrad|updat)\w*"
+                                r"|(?:升级|更新)了?\s*sglang|sglang\s*(?:版本)?\s*(?:升级|更新)", re.I)
+# two releases set side by side: "0.4.7 vs 0.4.6", "slower than 0.4.6", "compared to 0.4.6-post5"
+SIDE_BY_SIDE_RE = re.compile(r"\b(?:vs\.?|versus|compared (?:to|with)|than)\s|相比|对比", re.I)
+# what got worse, besides a failure kind or a failing word: "a significant drop in generation speed",
+# "12% less throughput"
+WORSE_RE = re.compile(r"\b(?:drop(?:s|ped)?|worse|degrad\w*|deteriorat\w*|declin\w*|less|lower|fewer)\b|下降|变差", re.I)
+# a move from one release to the other: "from SGLang 0.4.6 to 0.4.7", "从 0.5.3 到 0.5.6"
+FROM_TO_RE = re.compile(r"\bfrom\s+(?:sglang\s+)?v?0\.\d[\w.-]*\s+to\s+(?:sglang\s+)?v?0\.\d|从\s*v?0\.\d[\w.-]*\s*(?:升级)?到", re.I)
+# one release said to have regressed: "v0.5.12 DeepGemm regression on B300"
+REGRESSED_RE = re.compile(r"\bregress\w*|回退", re.I)
+# "the same hang was seen on 0.5.14 (not a regression)": the user rules a regression out
+NOT_A_REGRESSION_RE = re.compile(r"\b(?:not|no|isn't|wasn't)\s+(?:an?\s+)?regression\b|不是(?:版本)?回退", re.I)
+
+
+def reports_regression(analysis: Analysis) -> bool:
+    """Whether the user's words report a failure that came with a change of SGLang release: a
+    release upgraded (or downgraded) to that now fails, SGLang named as upgraded, a release said to
+    regress, or two releases of which one works or that are set side by side. A release number
+    of another package (`after upgrading mooncake to 0.3.11`) is not SGLang's."""
+    return per_analysis("reports_regression", analysis, _reports_regression)
+
+
+def _reports_regression(analysis: Analysis) -> bool:
+    words = NOT_A_REGRESSION_RE.sub(" ", _user_words(analysis))
+    if not (FAILS_RE.search(words) or WORSE_RE.search(words) or kinds_in(words)):
+        return False   # a release change that broke nothing ("upgraded to 0.5.6 and it works now")
+    try:
+        known = DependencyPins.load().versions
+        oldest, newest = known[0], known[-1]
+    except (OSError, ValueError):
+        oldest = newest = None   # no pin registry (a stripped install): any 0.x release counts
+    releases = [m for m in VERSION_RE.finditer(words) if is_sglangs(words, m.start()) and _known(m.group(1), oldest, newest)]
+    if any(upgraded_to(words, m.start()) for m in releases) or SGLANG_UPGRADED_RE.search(words):
+        return True
+    if not releases:
+        return False
+    if REGRESSED_RE.search(words):
+        return True
+    if len({m.group(1) for m in releases}) < 2:
+        return False
+    # two releases: one said to work beside another, an upgrade between them, or set side by side
+    return bool(REGRESSION_WORD_RE.search(words) or SIDE_BY_SIDE_RE.search(words) or FROM_TO_RE.search(words)
+                or any(WORKS_RE.search(clause) and VERSION_RE.search(clause) for clause in CLAUSE_RE.split(words)))
+
+
+def _known(version: str, oldest: Version | None, newest: Version | None) -> bool:
+    """Within the releases the pin registry knows (a `0.8.5` beside SGLang 0.4.6 is vLLM's)."""
+    if oldest is None:
+        return True
+    try:
+        return oldest <= Version(Version(version).base_version) <= newest
+    except InvalidVersion:
+        return False

@@ -40,7 +40,7 @@ NOT_A_PACKAGE = frozenset({"to", "from", "on", "than", "version", "versions", "i
 SENTENCE_END_RE = re.compile(r"[;!?。；！？\n]|\.(?!\d)")
 
 
-def _is_sglangs(words: str, start: int) -> bool:
+def is_sglangs(words: str, start: int) -> bool:
     """Whether the version at `start` is SGLang's: not pinned for another package, and its sentence
     names no other package after its last "sglang"."""
     before = words[max(0, start - 80):start]
@@ -67,17 +67,17 @@ UPGRADED_TO_RE = re.compile(r"(?:\bupgrad\w*|\bupdat\w*|\bbump\w*|\bmov\w*|\bswi
 BARE_VERSION_RE = re.compile(r"(?<![\w.])v?(0\.[4-9]\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 
 
-def _upgraded_to(words: str, start: int) -> bool:
+def upgraded_to(words: str, start: int) -> bool:
     """Whether the version at `start` is the one upgraded (or moved) to."""
     return bool(UPGRADED_TO_RE.search(words[max(0, start - 80):start]))
 
 
 def bare_sglang_version(prose: list[str]) -> str | None:
     """'升级到 v0.5.9 之后…' / 'after upgrading to 0.5.6': a 0.4-0.9 version in the user's own words
-    that no other package claims (`_is_sglangs`) is SGLang's; of several, the one upgraded to
+    that no other package claims (`is_sglangs`) is SGLang's; of several, the one upgraded to
     ("worked on 0.4.6, after upgrading to 0.5.9 it fails") is the one that fails."""
-    found = [(_upgraded_to(line, m.start()), m.group(1))
-             for line in prose for m in BARE_VERSION_RE.finditer(line) if _is_sglangs(line, m.start())]
+    found = [(upgraded_to(line, m.start()), m.group(1))
+             for line in prose for m in BARE_VERSION_RE.finditer(line) if is_sglangs(line, m.start())]
     upgraded = [v for to, v in found if to]
     return upgraded[-1] if upgraded else (found[0][1] if found else None)
 
@@ -89,7 +89,7 @@ def compared_versions(words: str, releases: tuple[Version, Version] | None = Non
         return None
     found: dict[Version, str] = {}
     for match in VERSION_RE.finditer(words):
-        if not _is_sglangs(words, match.start()):
+        if not is_sglangs(words, match.start()):
             continue
         try:
             version = Version(match.group(1))
@@ -119,5 +119,5 @@ def failing_version(words: str, pair: tuple[str, str]) -> str:
     failing = (fails - works) or (set(pair) - works if works and len(works) == 1 else set())
     if len(failing) == 1:
         return failing.pop()
-    upgraded = [m.group(1) for m in VERSION_RE.finditer(words) if m.group(1) in pair and _upgraded_to(words, m.start())]
+    upgraded = [m.group(1) for m in VERSION_RE.finditer(words) if m.group(1) in pair and upgraded_to(words, m.start())]
     return upgraded[-1] if upgraded else pair[1]
