@@ -40,7 +40,7 @@ from assistant.gpu_arch import arch_conflict
 from assistant.gpu_memory import holder_agrees, holder_conflict
 from assistant.host_platform import home_platform_entry, platform_conflict
 from assistant.index import Index
-from assistant.failure_kind import entry_kinds, kind_conflict, kinds_in, kinds_zh
+from assistant.failure_kind import about_upgrade_regression, entry_kinds, kind_conflict, kinds_in, kinds_zh
 from assistant.intent import is_question
 from assistant.model_family import families_in, subject_family, title_subject
 from assistant.origin import relayed
@@ -54,6 +54,7 @@ from assistant.tell_apart import pointed_sibling
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import code_span, mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence, tells_of_failure
+from assistant.upgrade import reports_regression
 from assistant.wording import Sentence
 
 # A signature line of the top hit occurs in the log (the match score, 0..1.2).
@@ -350,7 +351,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         confidence, strong = 0.8, True
     reasons: list[str] = []
     against: _Against | None = None   # what in the paste the top entry does not explain
-    diagnosis = False
+    diagnosis = regression = False
     checked_at = ""
     if question:
         reasons.append(Sentence("This reads as a how-to or configuration question, not an error report: "
@@ -363,6 +364,11 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         else:
             reasons.append(Sentence(f"The paste comes from other software ({software}), not from SGLang.",
                                     f"你贴的内容来自其他软件（{software_zh}），不是 SGLang。"))
+    elif analysis is not None and top.kind == "entry" and about_upgrade_regression(top.meta) and reports_regression(analysis):
+        # the user's own account that a new release brought the failure is what the entry on
+        # bisecting releases is about, whatever component or flag the failing run used
+        diagnosis = regression = True
+        reasons.append(DIAGNOSIS_REASON if analysis.errors else SYMPTOM_DIAGNOSIS_REASON)
     elif analysis is not None and top.kind == "entry":
         if not strong:
             reasons.append(PART_MATCH_REASON if top.signature > 0 else WORDS_ONLY_CLOSE_REASON)
@@ -391,9 +397,9 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     # a question is pointed at an entry only when it names the entry's error, not only its topic
     # ("how do I enable EAGLE?" is not about a crash entry that shares the words)
     related = (strong and (top.signature > 0 or signature_coverage(top, tokens, idf) >= QUESTION_NAMES_ERROR)
-               if question else (top.signature >= SIGNATURE_OK or home is not None
+               if question else (top.signature >= SIGNATURE_OK or home is not None or regression
                                  or ((evidence_level >= LEAD_EVIDENCE or strong) and _says_something(tokens))))
-    if related and not question and analysis is not None and top.kind == "entry":
+    if related and not question and not regression and analysis is not None and top.kind == "entry":
         # (a paste from other software gave no reasons of the entry's own: still weigh them here)
         against = against or _against(top, analysis)
         if not strong and top.signature < SIGNATURE_OK and against.scope:

@@ -51,3 +51,18 @@ def test_an_upgrade_report_with_a_known_error_line_keeps_the_entry_for_that_line
 ])
 def test_no_regression_is_read_where_the_words_report_none(paste):
     assert not reports_regression(analyze_lines(lines_from_text(paste)))
+
+
+def test_a_regression_report_told_in_words_gets_the_bisect_entry_as_a_lead_whatever_it_runs_with(assistant):
+    # words and a launch command only: the release change is the evidence for the triage entry,
+    # and the quantization the run used is no reason against an entry about any regression
+    paste = ("[Bug] v0.4.6.post4 run DeepSeek-V3-0324 error\n"
+             "sglang v0.4.4 is OK, but v0.4.6 is not.\n"
+             "python3 -m sglang.launch_server --quantization fp8 --kv-cache-dtype fp8_e5m2 "
+             "--model /models/DeepSeek-V3-0324 --tp 8 --port 80 --disable-cuda-graph\n"
+             "Serving DeepSeek-V3-0324 with TP8, FP8 and an fp8_e5m2 KV cache: the same command works "
+             "in the v0.4.4 image but fails in v0.4.6.post4.\n")
+    answer = assistant.answer(paste)
+    assert answer.matches[0].id == BISECT
+    assert answer.outcome == "lead"
+    assert not any("runs with" in str(reason) or "words only" in str(reason) for reason in answer.reasons)
