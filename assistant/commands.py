@@ -117,7 +117,7 @@ def launch_command_flags(command: str) -> list[tuple[str, str | None]]:
     end = next((i for i, token in enumerate(tokens) if PROSE_WORD_RE.search(token) or token.startswith("(")),
                len(tokens))
     end = next((i + 1 for i, token in enumerate(tokens[:end]) if SENTENCE_END_RE.search(token)), end)
-    tokens = [_unpunctuated(token) for token in tokens[:end]]
+    tokens = _placeholders_whole([_unpunctuated(token) for token in tokens[:end]])
     pairs: list[tuple[str, str | None]] = []
     for i, token in enumerate(tokens):
         if FLAG_RE.fullmatch(token.split("=", 1)[0]):
@@ -132,7 +132,7 @@ def launch_command_flags(command: str) -> list[tuple[str, str | None]]:
                     # path, `name=path`), not the user's sentence going on after the command
                     if nxt.startswith("--") or (values and not LIST_VALUE_RE.search(nxt)):
                         break
-                    if ELIDED_RE.fullmatch(nxt):   # `...`, `{{model_path}}`: what the user left out
+                    if ELIDED_RE.fullmatch(nxt):   # `...`: what the user left out of the command
                         continue
                     values.append(nxt)
                 value = " ".join(values) or None
@@ -141,9 +141,29 @@ def launch_command_flags(command: str) -> list[tuple[str, str | None]]:
     return pairs
 
 
-# what a user writes in place of a value or of the rest of a command: `...`, `…`, a template's
-# `{{port}}`, a `<model>` to fill in
-ELIDED_RE = re.compile(r"\.{3,}|…+|\{\{[^{}]*\}\}|<[^<>\s]*>|\$\{[^{}]*\}")
+# what a user writes in place of the rest of a command: `...`, `…`. A placeholder for one value
+# (`<MODEL_PATH>`, `{{port}}`, `${MODEL}`, `$MODEL`, `/path/to/model`) is that value as they wrote
+# it: the flag was given one, and `--model-path` shown bare would say it was not
+ELIDED_RE = re.compile(r"\.{3,}|…+")
+_PLACEHOLDER_OPEN_RE = re.compile(r"^<[^<>]*$")
+
+
+def _placeholders_whole(tokens: list[str]) -> list[str]:
+    """The words with a placeholder the user wrote with spaces (`<your model path>`) as one word."""
+    joined: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if _PLACEHOLDER_OPEN_RE.match(token):
+            close = next((j for j in range(i + 1, min(i + 6, len(tokens)))
+                          if tokens[j].endswith(">") and "<" not in tokens[j]), None)
+            if close is not None and not any(t.startswith("-") for t in tokens[i + 1:close + 1]):
+                joined.append(" ".join(tokens[i:close + 1]))
+                i = close + 1
+                continue
+        joined.append(token)
+        i += 1
+    return joined
 
 
 # a Chinese character or full-width punctuation: the user's own words, never part of a command

@@ -3,7 +3,8 @@
 Two layers stack up. Whatever collected the log adds the outer one: journald (`Sep 02 15:32:20
 host python3[912967]: `), `docker compose logs` (`sglang-1  | `), Kubernetes' node log files
 (`<RFC 3339 time> stderr F `) and `kubectl logs --timestamps` / `docker logs -t` (`<RFC 3339
-time> `), torchrun (`[rank0]: `), Ray (`(Actor pid=123, ip=10.0.0.1) `), Open MPI's
+time> `), a job platform's `[<RFC 3339 time>] <pod> >> `, torchrun (`[rank0]: `), Ray (`(Actor
+pid=123, ip=10.0.0.1) `, `(raylet, ip=10.0.0.1) `), Open MPI's
 `--tag-output` (`[1,0]<stderr>:`), Slurm's `srun --label` (`0: `), with the terminal colour
 codes around them (`\\x1b[36m`, or `[36m` where a web page dropped the escape character). The
 logger adds the inner one: SGLang's `[2025-10-15 10:47:27 TP0] `, a time stamp with a level,
@@ -41,6 +42,10 @@ COLLECTOR_PREFIX = (
     r"|\[\d+,\d+\]<std(?:out|err)>:"                                    # Open MPI --tag-output
     rf"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) {_MONTH} [ \d]\d \d\d:\d\d:\d\d \d{{4}}(?=\[)"  # ... --timestamp-output
     r"|\((?:[\w.]+(?:\([^()]*\))?,? (?:\w+=[^,()]*, )*)?pid=\d+[^)]*\)\s*"    # Ray: (WorkerDict(rank=3) pid=42, ip=..)
+    # Ray's own processes, which have no pid in their prefix: (raylet, ip=10.0.0.1), (gcs_server)
+    r"|\((?:raylet|gcs_server|dashboard\w*|monitor|autoscaler(?: \+[\w.]+)?)(?:, ip=[\d.]+)?\)\s*"
+    # a job platform's collector: `[<RFC 3339 time>] <pod or job name> >> ` before each line
+    rf"|\[{_RFC3339}\]\s+[\w.\-]+\s+>>\s"
     # the colour Ray puts around its prefix; `[36m` once a paste lost the ESC (a digit first, or
     # `[mooncake]` would lose its `[m`)
     r"|\x1b\[[\d;]{0,12}m|\[\d[\d;]{0,11}m(?![\w-])"

@@ -91,7 +91,7 @@ def server_address(flags: Iterable[str], lines: Iterable[str]) -> ServerAddress:
     for flag in flags:
         name, _, value = flag.partition(" ")
         value = value.strip().strip("'\"")
-        if name == "--port" and value:
+        if name == "--port" and value.isdigit():   # not a placeholder (`--port {{port}}`, `$PORT`)
             ports.add(value)
         elif name == "--host" and value:
             hosts.add(value)

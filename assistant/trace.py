@@ -397,6 +397,10 @@ class _State:
     plain: list[str] = field(default_factory=list)
     logged: set[str] = field(default_factory=set)   # the plain lines a program logged (see Analysis)
     last_assert: str | None = None   # the `assert ...` source line a bare AssertionError refers to
+    # the failing assert the paste shows with no exception line under it (a traceback cut below
+    # its innermost frame's `assert`, an assert quoted as code), and its line number
+    open_assert: tuple[str, int] | None = None
+    names_assertion: bool = False    # "AssertionError" is somewhere in the paste
     launch: str | None = None
     environment: EnvironmentReader = field(default_factory=EnvironmentReader)
     originals: dict[str, str] = field(default_factory=dict)
@@ -485,9 +489,10 @@ def _feed(raw: str, st: _State) -> None:
         # `>` is the command's redirect (`  > ./local.log 2>&1 &`), unless the command was quoted too
         line = QUOTE_MARK_RE.sub("", line)
     if st.open_message is not None:
-        if line[:1] in (" ", "\t") and line.strip() and len(st.open_message[1]) < MESSAGE_LINES:
-            st.open_message[1].append(line.strip())
-            _remember(st, mask(line.strip()), line.strip())
+        if _indented(line, st) and line.strip() and len(st.open_message[1]) < MESSAGE_LINES:
+            body = line[_prefix_end(line, st):].strip()
+            st.open_message[1].append(body)
+            _remember(st, mask(body), body)
             return
         if line.strip() or st.open_message[1]:
             _close_message(st)
@@ -504,6 +509,8 @@ def _feed(raw: str, st: _State) -> None:
             _finish_command(st)
         return
     shape = _shape(line)   # see _masked
+    if "AssertionError" in line:
+        st.names_assertion = True
     if "batch" in line and SERVING_RE.search(line):
         st.serving_lines += 1
     elif "ready to roll" in line:
@@ -530,13 +537,7 @@ def _feed(raw: str, st: _State) -> None:
         st.last_was_prose = False
         return
     st.environment.read(line, shape)
-    # PREFIX_RE treats every digit alike, so a line and its shape lose the same prefix
-    end = st.prefix_ends.get(shape)
-    if end is None:
-        match = PREFIX_RE.match(shape)
-        end = match.end() if match else 0
-        if len(st.prefix_ends) < MAX_SHAPES:
-            st.prefix_ends[shape] = end
+    end = _prefix_end(line, st, shape)
     text = line[end:].strip()
     text_shape = shape[end:].strip()
     if end and line[:end].strip():
@@ -631,6 +632,8 @@ def _feed(raw: str, st: _State) -> None:
         return
     if frame:
         st.last_assert = None
+        if st.in_traceback:
+            st.open_assert = None   # an assert in an outer frame is where the call went on, not what failed
         path, function = frame
         if st.thread_stack_at is None and not st.in_traceback:
             # a paste cut above its `Traceback (most recent call last):` header: the frames still
@@ -689,6 +692,9 @@ def _feed(raw: str, st: _State) -> None:
                 st.logged.add(text)
         # only the source line right above the exception is the failing assert
         st.last_assert = text if st.in_traceback and text.startswith("assert ") else None
+        code = text.strip("`").strip()
+        if code.startswith("assert ") and (st.in_traceback or text != code or st.in_fence):
+            st.open_assert = (code, st.total)
         return
     if kind == "exception" and st.last_assert and BARE_ASSERTION_RE.match(text):
         # a bare AssertionError says only that an assert failed; the source line above says which
@@ -698,6 +704,7 @@ def _feed(raw: str, st: _State) -> None:
     # a bare `EOFError` or `KeyboardInterrupt` is a consequence, and still ends its traceback
     if st.in_traceback and (kind == "exception" or BARE_EXCEPTION_RE.match(text) or USER_INTERRUPT_RE.match(text)):
         st.in_traceback = False
+        st.open_assert = None   # the exception line says what the assert's line raised
         if st.frames:
             st.frames_done = True
         if st.tb_frames and len(st.tracebacks) < MAX_TRACEBACKS:
@@ -718,6 +725,31 @@ def _feed(raw: str, st: _State) -> None:
 # an exception whose message starts on the next line (`RuntimeError: ` then an indented paragraph)
 EMPTY_MESSAGE_RE = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception):\s*$")
 MESSAGE_LINES = 4   # of such a message: its first sentence is what identifies it
+
+
+def _prefix_end(line: str, st: _State, shape: str | None = None) -> int:
+    """Where the line's log prefixes (`log_prefix`) end."""
+    shape = _shape(line) if shape is None else shape
+    # PREFIX_RE treats every digit alike, so a line and its shape lose the same prefix
+    end = st.prefix_ends.get(shape)
+    if end is None:
+        match = PREFIX_RE.match(shape)
+        end = match.end() if match else 0
+        if len(st.prefix_ends) < MAX_SHAPES:
+            st.prefix_ends[shape] = end
+    return end
+
+
+def _indented(line: str, st: _State) -> bool:
+    """The program indented the line: a message's next line (`RuntimeError: ` then its paragraph).
+    Behind a log prefix (Ray's `(SGLangEngine pid=42) `, which every line of the job carries) the
+    indentation is what follows the prefix's own one space."""
+    end = _prefix_end(line, st)
+    head = len(line[:end].rstrip())
+    if not head:
+        return line[:1] in (" ", "\t")
+    gap = line[head:end] if end < len(line) else ""
+    return "\t" in gap or len(gap) >= 2
 
 
 def _close_message(st: _State) -> None:
@@ -1046,6 +1078,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
             _feed(raw, st)
         st.total = total
     _finish_command(st)
+    _assert_as_error(st)
     # an error the server kept serving after (a rejected request hours before the crash) did not
     # stop it: it goes after the errors that did, whatever its kind
     survived = {k for k, v in st.errors.items() if st.serving_lines - v[4] >= SURVIVED_SERVING}
@@ -1095,6 +1128,22 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         traceback_cut=st.in_traceback and bool(st.tb_frames),
         title_line=st.title_line,
     )
+
+
+def _assert_as_error(st: _State) -> None:
+    """The failing assert is the program's error line when the paste says an AssertionError was
+    raised but shows no exception line of its own: its innermost frame's `assert param_data.shape
+    == loaded_weight.shape` (the traceback cut below it) or that line quoted as code. It, not the
+    user's sentence naming the AssertionError, says which check failed."""
+    if st.open_assert is None or not st.names_assertion:
+        return
+    if any(v[3] == "exception" and re.match(r"(?:\w+\.)*AssertionError\b", v[0]) for v in st.errors.values()):
+        return
+    code, line_no = st.open_assert
+    text = f"AssertionError: {code}"
+    masked = mask(text)
+    if masked not in st.errors:
+        st.errors[masked] = [text, line_no, 1, "exception", st.serving_lines]
 
 
 _QUOTED_RE = re.compile(r"[`\"\u201c]([^`\"\u201d]{8,})[`\"\u201d]")

@@ -183,11 +183,13 @@ def test_vllm_log_prefixes_are_taken_off_before_the_root_error_is_read(assistant
     assert answer.primary_error.startswith("RuntimeError: Worker failed with error")
 
 
-def test_detected_flags_leave_out_elisions_placeholders_and_repeats(assistant):
+def test_detected_flags_leave_out_elisions_and_repeats_and_keep_placeholders(assistant):
+    # a placeholder stands for the value the flag was given (round 47): shown as written
     answer = assistant.answer(
         "python3 -m sglang.launch_server --model-path {{model_path}} --tp-size 8 --enable-deterministic-inference ... "
         "--enable-deterministic-inference\nRuntimeError: boom\n")
-    assert list(answer.detected.flags) == ["--model-path", "--tp-size 8", "--enable-deterministic-inference"]
+    assert list(answer.detected.flags) == ["--model-path {{model_path}}", "--tp-size 8",
+                                           "--enable-deterministic-inference"]
 
 
 def test_a_user_who_already_logs_requests_is_not_told_to_launch_with_it(assistant):
