@@ -529,8 +529,8 @@ def without_configuration(text: str) -> str:
 
 def told_by_user(analysis: Analysis, error) -> bool:
     """The error line is the user's own telling of the failure (a report's title, a caption, a
-    sentence), not a line a program printed."""
-    return tells_of_failure(error) or analysis.from_title(error)
+    sentence), not a line a program printed: one behind a logger's time stamp never is."""
+    return error.masked not in analysis.stamped_errors and (tells_of_failure(error) or analysis.from_title(error))
 
 
 def _out_of_memory(text: str) -> bool:

@@ -170,6 +170,9 @@ class Analysis:
     # 01:01:51] Use flashinfer backend by default.`): the program's words about a healthy step, not
     # the user's, so a component they name is not where the failure is
     logged_lines: frozenset = frozenset()
+    # error lines (masked) that came behind a logger's time stamp (`[2026-01-12 10:11:03 TP0] Decode
+    # transfer failed ...`): a program's words however much they read like a sentence
+    stamped_errors: frozenset = frozenset()
     frame_files: tuple[str, ...] = ()   # file paths of the first traceback's frames, innermost last
     # (file, function) of the failing traceback's frames, innermost last: frames and frame_files
     # drop repeats each on its own, so only these pairs say which function ran in which file
@@ -396,6 +399,7 @@ class _State:
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     plain: list[str] = field(default_factory=list)
     logged: set[str] = field(default_factory=set)   # the plain lines a program logged (see Analysis)
+    stamped: set[str] = field(default_factory=set)  # error lines behind a logger's time stamp (see Analysis)
     last_assert: str | None = None   # the `assert ...` source line a bare AssertionError refers to
     # the failing assert the paste shows with no exception line under it (a traceback cut below
     # its innermost frame's `assert`, an assert quoted as code), and its line number
@@ -719,12 +723,18 @@ def _feed(raw: str, st: _State) -> None:
         # the wrapper names where it failed, the inner error says why: match on both, rank the inner first
         _add_error(st, inner.group(1).strip(), _classify(inner.group(1).strip()) or "fatal")
         kind = "consequence"
+    if end and LOGGER_STAMP_RE.search(line[:end]):
+        st.stamped.add(masked or mask(text))
     _add_error(st, text, kind, masked)
 
 
 # an exception whose message starts on the next line (`RuntimeError: ` then an indented paragraph)
 EMPTY_MESSAGE_RE = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception):\s*$")
 MESSAGE_LINES = 4   # of such a message: its first sentence is what identifies it
+
+
+# a time of day in a line's prefix: a logger wrote it (a person's `[Bug]` or `[Question]` has none)
+LOGGER_STAMP_RE = re.compile(r"\d{1,2}:\d\d:\d\d")
 
 
 def _prefix_end(line: str, st: _State, shape: str | None = None) -> int:
@@ -1111,6 +1121,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         masked_lines=tuple(dict.fromkeys(kept)),
         plain_lines=tuple(st.plain),
         logged_lines=frozenset(st.logged),
+        stamped_errors=frozenset(st.stamped),
         other_software=_other_software(st),
         prose_lines=tuple(mask(p) for p in st.prose),
         user_names=tuple(st.environment.user_names),

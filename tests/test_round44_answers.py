@@ -193,8 +193,9 @@ def test_an_entrys_lines_are_tied_to_the_programs_its_own_text_names(paste, line
 
 SAGEATTENTION_CRASH = (
     "Running sglang generate on an NVIDIA DGX Spark (GB10, Blackwell) with Qwen-Image-2512, with sageattn3 1.0.0 "
-    "installed from the SageAttention3 blackwell repo. The process crashes with a RuntimeError inside SageAttention3, "
-    "the attention backend SGLang Diffusion picks by default on this GPU.\n\n"
+    "installed from the SageAttention3 blackwell repo (sageattn3_blackwell), SGLang 0.5.7. The process crashes with a "
+    "RuntimeError inside SageAttention3, the attention backend SGLang Diffusion picks by default on this GPU (the log "
+    "says 'Using Sage Attention 3 backend').\n\n"
     'sglang generate --model-path ./Qwen-Image --prompt "Draw a picture of LA in the rain."\n'
     "/home/spark/.sglang/lib/python3.12/site-packages/torch/cuda/__init__.py:283: UserWarning:\n"
     "    Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.\n"
