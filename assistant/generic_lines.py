@@ -67,6 +67,10 @@ GENERIC_RE = re.compile(
     r"torch\._dynamo\.config\.suppress_errors = True|"
     # SGLang's report that a scheduler child died, whatever killed it (the exit code, if any, says why)
     r"Rank \d+ scheduler is dead\. Please check if there are relevant logs\.?|"
+    # and its watchdog's notice (0.5.10+) that a child (`scheduler_3`, `detokenizer`) exited: the
+    # exit code says how (-9 killed from outside, -11 a segfault, 1 an exception), the child's own
+    # log above says why
+    r"Subprocess \w+ \(pid=\d+\) crashed with exit code -?\d+\.?(?: Triggering SIGQUIT for cleanup\.*)?|"
     # torch's shape and index checks: any model, kernel or request with a wrong size prints them
     r"The size of tensor a \(\d+\) must match the size of tensor b \(\d+\) at non-singleton dimension \d+|"
     r"index -?\d+ is out of bounds for dimension \d+ with size \d+|"

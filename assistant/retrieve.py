@@ -27,7 +27,8 @@ from assistant.named_identifiers import NamedIdentifiers, paste_identifiers
 from assistant.quoted_paths import line_with_paths_as_placeholders, signature_paths
 from assistant.term_weights import masked_signature, token_idf
 from assistant.text import CHINESE_CHAR_RE, mask, tokenize
-from assistant.trace import Analysis, analyze
+from assistant.trace import Analysis, analyze, looks_like_sentence
+from assistant.system_messages import in_c_locale
 from assistant.upgrade import reports_regression
 
 LEXICAL_WEIGHT = 0.5
@@ -485,7 +486,7 @@ class Retriever:
         analysis = text_or_analysis if isinstance(text_or_analysis, Analysis) else analyze(text_or_analysis)
         facts = ""   # what the paste says in other words than its own: numbers read, Chinese glossed
         if use_trace:
-            query = analysis.query_text()
+            query = _without_wrapper_lines(analysis, analysis.query_text())
             lines = analysis.masked_lines
             # what the numbers of an out-of-memory message say, in words (assistant.gpu_memory)
             memory = paste_gpu_memory(analysis)
@@ -666,6 +667,21 @@ def _best(rows: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
         top = np.argpartition(-values, k - 1)[:k]
         return rows[top[np.argsort(-values[top], kind="stable")]]
     return rows[np.argsort(-values, kind="stable")]
+
+
+def _without_wrapper_lines(analysis: Analysis, query: str) -> str:
+    """The query without the lines that only report that a child process died (`Received sigquit
+    from a child process`, `Subprocess scheduler_0 ... crashed with exit code 1. Triggering SIGQUIT
+    for cleanup...`, the "Possible solutions" steps) when the log prints an error above them: that
+    error says what failed, and their rare words would pull the entry about the wrapper line above
+    the entry about the cause. Alone, or above a wrapper's own relay of the failure, they stay."""
+    causes = [e.line_no for e in analysis.errors
+              if e.kind in ("exception", "fatal") and not looks_like_sentence(e.text)]
+    if not causes:
+        return query
+    wrappers = {in_c_locale(e.text) for e in analysis.errors
+                if e.kind == "consequence" and e.line_no > min(causes) and is_generic(e.text)}
+    return "\n".join(line for line in query.split("\n") if line not in wrappers) if wrappers else query
 
 
 def _dense_query(analysis: Analysis, query: str, use_trace: bool, facts: str = "") -> str:

@@ -32,8 +32,8 @@ from packaging.version import InvalidVersion, Version
 from assistant.deps import DependencyPins
 from assistant.failure_kind import kinds_in
 from assistant.paste_cache import per_analysis
-from assistant.version_words import (CHANGE_RE, CLAUSE_RE, FAILS_RE, VERSION_RE, WORKS_RE, is_sglangs, upgraded_to,
-                                     compared_versions)
+from assistant.version_words import (CHANGE_RE, CLAUSE_RE, FAILS_RE, NOT_WORKING_RE, VERSION_RE, WORKS_RE,
+                                     compared_versions, image_tags_as_releases, is_sglangs, upgraded_to)
 from assistant.trace import Analysis, looks_like_sentence
 from assistant.wording import Sentence
 
@@ -97,7 +97,7 @@ class ReleaseChange:
 def _user_words(analysis: Analysis) -> str:
     # a one-line report may be read as its error line ("0.5.3 worked, 0.5.6 crashes"): its words count
     sentences = (e.text for e in analysis.errors if looks_like_sentence(e.text))
-    return " ".join((analysis.question, *analysis.prose_lines, *sentences))
+    return image_tags_as_releases(" ".join((analysis.question, *analysis.prose_lines, *sentences)))
 
 
 def release_change(analysis: Analysis, pins: DependencyPins | None = None, registry=None) -> ReleaseChange | None:
@@ -175,13 +175,15 @@ def reports_regression(analysis: Analysis) -> bool:
 
 def _reports_regression(analysis: Analysis) -> bool:
     words = NOT_A_REGRESSION_RE.sub(" ", _user_words(analysis))
-    if not (FAILS_RE.search(words) or WORSE_RE.search(words) or kinds_in(words)):
-        return False   # a release change that broke nothing ("upgraded to 0.5.6 and it works now")
     try:
         known = DependencyPins.load().versions
         oldest, newest = known[0], known[-1]
     except (OSError, ValueError):
         oldest = newest = None   # no pin registry (a stripped install): any 0.x release counts
+    if _one_works_another_not(words, oldest, newest):
+        return True
+    if not (FAILS_RE.search(words) or WORSE_RE.search(words) or kinds_in(words)):
+        return False   # a release change that broke nothing ("upgraded to 0.5.6 and it works now")
     releases = [m for m in VERSION_RE.finditer(words) if is_sglangs(words, m.start()) and _known(m.group(1), oldest, newest)]
     if any(upgraded_to(words, m.start()) for m in releases) or SGLANG_UPGRADED_RE.search(words):
         return True
@@ -194,6 +196,22 @@ def _reports_regression(analysis: Analysis) -> bool:
     # two releases: one said to work beside another, an upgrade between them, or set side by side
     return bool(REGRESSION_WORD_RE.search(words) or SIDE_BY_SIDE_RE.search(words) or FROM_TO_RE.search(words)
                 or any(WORKS_RE.search(clause) and VERSION_RE.search(clause) for clause in CLAUSE_RE.split(words)))
+
+
+def _one_works_another_not(words: str, oldest: Version | None, newest: Version | None) -> bool:
+    """One SGLang release said to work and another said not to, each in a clause of its own:
+    "sglang v0.4.4 is OK, but v0.4.6 is not", "v0.5.4 works, v0.5.5 no longer works"."""
+    works, not_working = set(), set()
+    for clause in CLAUSE_RE.split(words):
+        named = {m.group(1) for m in VERSION_RE.finditer(clause)
+                 if is_sglangs(clause, m.start()) and _known(m.group(1), oldest, newest)}
+        if len(named) != 1:
+            continue
+        if NOT_WORKING_RE.search(clause):
+            not_working |= named
+        elif WORKS_RE.search(clause) and not FAILS_RE.search(clause):
+            works |= named
+    return bool(works and not_working and works != not_working)
 
 
 def _known(version: str, oldest: Version | None, newest: Version | None) -> bool:

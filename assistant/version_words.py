@@ -57,7 +57,25 @@ FAILS_RE = re.compile(r"\b(?:fail\w*|broke\w*|crash\w*|errors?|hang\w*|hung|stuc
                       r"|报错|失败|崩|卡住|卡死|变慢|慢了|乱码|异常|问题|不行|不能用|出错", re.I)
 WORKS_RE = re.compile(r"\b(?:works?|worked|working|fine|ok|okay|normal(?:ly)?|no (?:issues?|problems?))\b"
                       r"|正常|没问题|能用|可以用", re.I)
+# a clause that says a release does not work, in words FAILS_RE does not take for a failure by themselves:
+# "but v0.4.6 is not", "0.5.6 isn't OK", "v0.5.5 no longer works"
+NOT_WORKING_RE = re.compile(r"\b(?:is|are|was|were|does|do|did)(?:\s+not|n't)\s*$|"
+                            r"\b(?:is|was)(?:\s+not|n't)\s+(?:ok|okay|fine|good|working|normal)\b|"
+                            r"\bnot\s+(?:ok|okay|fine|good|normal)\b|\bno longer\s+(?:works?|runs?|starts?|loads?)\b|"
+                            r"不正常|不可以", re.I)
 CLAUSE_RE = re.compile(r"[,;!?，；。！？\n]|\.(?!\d)|\bbut\b|\bwhile\b|\bwhereas\b|但是?|而|却")
+# SGLang's docker image, tag and all (`lmsysorg/sglang:v0.4.6.post4-cu124`, `sglang:v0.5.2rc2-rocm630`):
+# the tag's version is the SGLang release the image ships
+IMAGE_TAG_RE = re.compile(r"(?<![\w.-])(?:[\w.-]+/)*(?:sglang|sgl-dev):v?(0\.\d{1,2}\.\d{1,2}(?:\.post\d+|rc\d+)?)(?:-[\w.]+)*", re.I)
+
+
+def image_tags_as_releases(words: str) -> str:
+    """The words with each SGLang image tag written as the release it ships (`sglang 0.4.6.post4`),
+    so that "from lmsysorg/sglang:v0.4.4-cu124 to lmsysorg/sglang:v0.4.6.post4-cu124" reads as a
+    move between two releases."""
+    return IMAGE_TAG_RE.sub(lambda m: f"sglang {m.group(1)}", words)
+
+
 # what precedes the version now running: "upgrading to", "from 0.4.6 to", "now on", "->", "升级到"
 UPGRADED_TO_RE = re.compile(r"(?:\bupgrad\w*|\bupdat\w*|\bbump\w*|\bmov\w*|\bswitch\w*|\bmigrat\w*|\bwent)\b[^.;]*?"
                             r"\bto\s+(?:sglang\s*)?v?$|\bfrom\s+v?[\d.]+\w*\s+to\s+v?$|"
