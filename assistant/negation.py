@@ -22,7 +22,10 @@ import re
 # right before the mention: the user does not use it (a leading article or a verb of use in between)
 _BEFORE_EN = (r"(?:(?<![\w-])(?:no|not(?:\s+(?:using|used|use|with|enabled|enabling|running|on|turning\s+on))?|without(?:\s+using)?|"
               r"w/o|(?:never|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not)\s+(?:use|used|enable|enabled|turn\s+on|run|set)|"
-              r"isn't\s+(?:used|enabled|on)|turned\s+off|disabled|disabling)\s+(?:an?\s+|the\s+|any\s+)?)$")
+              r"isn't\s+(?:used|enabled|on)|turned\s+off|disabled|disabling|neither)\s+(?:an?\s+|the\s+|any\s+)?"
+              # one negation over a list of one- or two-word names ("not using EAGLE or any speculative
+              # decoding", "neither LoRA nor EAGLE"; a comma alone starts a new phrase: "no DP attention, EAGLE on")
+              r"(?:[\w.+-]+(?:\s+[\w.+-]+)?\s*(?:,?\s+(?:or|nor)\s+)(?:an?\s+|the\s+|any\s+)?)?)$")
 _BEFORE_ZH = r"(?:没有|沒有|没|未|不|无|非|关闭|关掉|关了|禁用)(?:使用|开启|启用|用|开|打开|是|用到)?(?:了)?\s*$"
 BEFORE_RE = re.compile(_BEFORE_EN + "|" + _BEFORE_ZH, re.I)
 # right after the mention, with no verb between: the user says it is off ("DP attention disabled",
