@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from assistant.negation import denied, meant
+from assistant.negation import denied, meant, only_denied
 
 
 @dataclass(frozen=True)
@@ -150,3 +150,12 @@ def conflicts(user: frozenset[str], entry: frozenset[str]) -> frozenset[str]:
     KV caches between servers, and the entry names the family)."""
     covered = families(entry)
     return frozenset(n for n in specific(user) if BY_NAME[n].family not in covered)
+
+
+def components_denied(text: str) -> frozenset[str]:
+    """The components a user's words say they do not run ("no DP attention", "not using EAGLE",
+    "不开 dp attention"): named only inside such a negation. A component tried both ways ("with and
+    without EAGLE") is run, so not among them, though it is no keyword either (`components_in`)."""
+    if not text:
+        return frozenset()
+    return frozenset(c.name for c in COMPONENTS if only_denied(c.pattern, text))
