@@ -75,3 +75,13 @@ def test_program_messages_and_off_flags_are_not_user_negations():
     assert "lora" in components_in("ValueError: LoRA is not enabled. Please launch with --enable-lora")
     assert "speculative" in components_in("the draft has no EAGLE hooks in this release")
     assert "deepep" in components_in("DeepEP is not supported on this GPU")
+
+
+def test_what_the_user_says_they_do_not_run_is_kept_apart_from_what_they_tried_both_ways():
+    from assistant.components import components_denied
+    assert components_denied("MiMo with EAGLE crashes. No DP attention, just TP 8.") == {"dp-attention"}
+    assert components_denied("不开 dp attention，单机 8 卡") == {"dp-attention"}
+    # run both ways: used, only ruled out as the cause
+    assert not components_denied("tried with and without EAGLE, both fail")
+    # named outside the negation too: used
+    assert not components_denied("no DeepEP in the title, but DeepEP frames below")
