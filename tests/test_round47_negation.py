@@ -85,3 +85,14 @@ def test_what_the_user_says_they_do_not_run_is_kept_apart_from_what_they_tried_b
     assert not components_denied("tried with and without EAGLE, both fail")
     # named outside the negation too: used
     assert not components_denied("no DeepEP in the title, but DeepEP frames below")
+
+
+def test_a_shell_comment_after_the_launch_command_is_no_flag_of_it():
+    from assistant.trace import analyze
+    analysis = analyze("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 8  # no --enable-dp-attention\n"
+                       "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert analysis.environment.flags == ("--model-path Qwen/Qwen3-8B", "--tp 8")
+    # a root shell's prompt is no comment
+    analysis = analyze("# python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-dp-attention\n"
+                       "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert "--enable-dp-attention" in analysis.environment.flags
