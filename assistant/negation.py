@@ -11,8 +11,8 @@ Both are left out of what a text names (`meant`).
 Program messages are not the user's negation: a flag that turns something off (`--disable-cuda-graph`)
 is how the server was run, and "No module named 'flashinfer'", "flashinfer is not supported" or
 "cannot find nccl" say the library is missing or refused, which is the failure itself; only words
-right before the mention ("no", "without", "not using", "不开", "未启用"), or "disabled"/"not enabled"
-right after it, count.
+right before the mention ("no", "without", "not using", "不开", "未启用"), or "disabled"/"off" right
+after it with no verb between ("CUDA graph disabled", not "LoRA is not enabled"), count.
 """
 
 from __future__ import annotations
