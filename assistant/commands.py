@@ -43,10 +43,20 @@ def is_jax_launch(command: str | None) -> bool:
     return marker is not None and _jax_launcher(marker)
 
 
+# a shell comment after a command (`--tp 8  # no --enable-dp-attention`): the user's note, often
+# of what the command does not use, never part of it
+# (not a root shell's prompt at the line's start: `# python -m sglang.launch_server ...`)
+SHELL_COMMENT_RE = re.compile(r"(?<=\S)[ \t]+#(?![0-9a-fA-F]{3,8}\b)[^\n]*")
+
+
+def without_comments(command: str) -> str:
+    return SHELL_COMMENT_RE.sub("", command)
+
+
 def _flags_in_command(command: str) -> list[str]:
     """SGLang flags in one shell command (possibly several joined by && ; | or newlines)."""
     found: list[str] = []
-    for simple in re.split(r"&&|\|\||[;|\n]", command.replace("\\\n", " ")):
+    for simple in re.split(r"&&|\|\||[;|\n]", without_comments(command).replace("\\\n", " ")):
         simple = simple.strip()
         if not simple or ROUTER_MARKER_RE.search(simple):
             continue
@@ -105,7 +115,7 @@ def launch_command_flags(command: str) -> list[tuple[str, str | None]]:
     marker = SGLANG_MARKER_RE.search(command)
     if not marker:
         return []
-    tokens = command[marker.end():].replace("\\\n", " ").split()
+    tokens = without_comments(command[marker.end():]).replace("\\\n", " ").split()
     end = next((i for i, token in enumerate(tokens) if token in SHELL_OPERATORS), len(tokens))
     # a command quoted for a shell (`bash -c '... --enable-multimodal' > x.log`) ends at the quote
     # that closes the one opened before it

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from assistant.negation import denied, meant, only_denied
+
 
 @dataclass(frozen=True)
 class Component:
@@ -29,7 +31,8 @@ class Component:
     in_words: bool = True
 
     def found_in(self, text: str) -> bool:
-        return bool(self.pattern.search(text))
+        # a mention only inside the user's negation ("no DP attention", "不开 EAGLE") is not one
+        return bool(self.pattern.search(text)) and meant(self.pattern, text)
 
 
 def _c(name: str, pattern: str, specific: bool = True, family: str = "", in_words: bool = True) -> Component:
@@ -85,7 +88,7 @@ COMPONENTS: tuple[Component, ...] = (
                      r"\bpixel_values\b|mm_inputs", family="multimodal", in_words=False),
     _c("lora", r"\blora\b|lora_manager|lora_path|LoRA", family="lora"),
     _c("speculative", r"speculative|eagle|\bspec_info\b|draft[_ ]model|\bMTP\b|NEXTN", family="speculative"),
-    _c("disaggregation", r"disaggregation|KVTransfer|kv_transfer|bootstrap[_ ]server|bootstrap_room|"
+    _c("disaggregation", r"disaggregation|PD\s?分离|KVTransfer|kv_transfer|bootstrap[_ ]server|bootstrap_room|"
                          r"KVPoll|prefill[_ ]server|decode[_ ]server", family="kv-transfer"),
     # not the unquantized method every bf16 layer runs (`layers/quantization/unquant.py`,
     # `UnquantizedLinearMethod`): an OOM in its matmul is no quantization failure
@@ -94,6 +97,9 @@ COMPONENTS: tuple[Component, ...] = (
        in_words=False),
     _c("model-loader", r"model_loader|weight_utils|load_weights|safetensors|\.bin\b|weight_loader|"
                        r"hf_transfer|snapshot_download|huggingface_hub", family="model-loading", in_words=False),
+    # DP attention: what a run turns on (`--enable-dp-attention`), never where an error arises, so
+    # general; read so a user's "no DP attention" can speak against an entry about it
+    _c("dp-attention", r"dp[_ -]?attention|\bDP[- ]attn\b|DP\s?注意力", specific=False),
     # not torch's OOM accounting, "allocated in private pools (e.g., CUDA Graphs)", on every OOM
     _c("cuda-graph", r"(?<!e\.g\., )cuda[_ ]graph|cuda_graph_runner|CudaGraph", specific=False),
     _c("torch", r"[/\\]torch[/\\]|\btorch\.", specific=False),
@@ -118,14 +124,14 @@ def named_in_order(text: str) -> list[str]:
     for name in specific(components_in(text)):
         if not BY_NAME[name].in_words:
             continue
-        meant = [m for m in BY_NAME[name].pattern.finditer(text) if not NEGATED_RE.search(text[:m.start()])]
-        if meant:   # "No speculative decoding." names what the user does not use
-            found.append((meant[0].start(), name))
+        said = [m for m in BY_NAME[name].pattern.finditer(text) if not denied(text, m.start(), m.end())]
+        if said:   # "No speculative decoding." names what the user does not use
+            found.append((said[0].start(), name))
     return [name for _, name in sorted(found)]
 
 
-# the words right before a mention that say the user does not use it, or that their setup is not
-# it ("not a TDX guest", "不是机密计算"; `assistant.tell_apart` reads the same words)
+# the words right before a mention that say the user's setup is not it ("not a TDX guest",
+# "不是机密计算"; `assistant.tell_apart` reads them; mentions of components read `assistant.negation`)
 NEGATED_RE = re.compile(r"(?:\b(?:no|not(?: using| with| enabled| on)?|without|w/o|disabled?|disabling|turned off|"
                         r"never)\s+(?:an?\s+|the\s+|any\s+)?|(?:没有|未|不|无|非|关闭|禁用)(?:使用|开启|启用|用|是)?\s*)$", re.I)
 
@@ -144,3 +150,12 @@ def conflicts(user: frozenset[str], entry: frozenset[str]) -> frozenset[str]:
     KV caches between servers, and the entry names the family)."""
     covered = families(entry)
     return frozenset(n for n in specific(user) if BY_NAME[n].family not in covered)
+
+
+def components_denied(text: str) -> frozenset[str]:
+    """The components a user's words say they do not run ("no DP attention", "not using EAGLE",
+    "不开 dp attention"): named only inside such a negation. A component tried both ways ("with and
+    without EAGLE") is run, so not among them, though it is no keyword either (`components_in`)."""
+    if not text:
+        return frozenset()
+    return frozenset(c.name for c in COMPONENTS if only_denied(c.pattern, text))
