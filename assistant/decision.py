@@ -72,6 +72,17 @@ EVIDENCE_OK = 1.35
 # times in 10, and all 8 wrong ones were below 1.55; the bar makes the rest leads that name the
 # entry and the line that would confirm it
 WORDS_ALONE_OK = 1.55
+# A report that restates the entry's own account of its failure — its title and its closest
+# symptom, by rarity-weighted share of their words (0..2) — says which failure it is, not only
+# its topic: its words need only come close to the bars above. Only for a report in words (no log
+# output): a log holds lines to match, and none of the entry's is there. Set on the dev tune half:
+# of such leads at >= 1.0, >= 1.25 and a margin >= 0.1, 14 were the expected fix and none another
+# problem's (the nearest other problem's lead on the tune half was at 1.17; at 0.9 and 1.2 with no
+# margin, 4 of the 16 new fixes on the check half were another problem's, at 1.0 / 1.2 / 0.1 one of 12)
+RESTATED_OK = 1.0
+RESTATED_EVIDENCE_OK = 1.25
+# ... and clearly ahead of the next entry: two entries close together share the symptom restated
+RESTATED_MARGIN_OK = 0.1
 COVERAGE_WEIGHT = 0.5
 SIGNATURE_COVERAGE_WEIGHT = 0.5
 # below EVIDENCE_OK but this close, with no matched line: still a lead worth naming. On the dev
@@ -339,6 +350,12 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     top = hits[0]
     evidence_level = _evidence(hits, tokens, index, idf, analysis)
     confidence, strong = _strength(top, evidence_level)
+    restated = (analysis is not None and top.kind == "entry" and top.signature < SIGNATURE_OK
+                and not _has_log(analysis)
+                and evidence_level >= RESTATED_EVIDENCE_OK and _margin(hits, analysis) >= RESTATED_MARGIN_OK
+                and restates_entry(top, tokens, idf) >= RESTATED_OK)
+    if restated and not strong and top.signature == 0:
+        confidence, strong = max(confidence, 0.6), True
     # log output (a traceback even when its exception line is cut off) makes it a report
     question = analysis is not None and is_question(
         " ".join((analysis.question, *analysis.plain_lines)),
@@ -377,7 +394,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         against = _against(top, analysis)
         reasons += against.reasons
         if (not reasons and home is None and not top.meta.get("diagnosis")
-                and evidence_level < WORDS_ALONE_OK and _words_alone(top, analysis)):
+                and evidence_level < WORDS_ALONE_OK and not restated and _words_alone(top, analysis)):
             reasons.append(WORDS_ALONE_REASON)
         if not reasons and top.meta.get("diagnosis"):
             diagnosis = True
@@ -455,12 +472,15 @@ def _strength(top, evidence: float) -> tuple[float, bool]:
 
 def _evidence(hits, tokens, index, idf, analysis: Analysis | None = None) -> float:
     top = hits[0]
-    # the runner-up to beat is one that could answer this paste: an entry about other hardware
-    # (ranked below for that reason) is no rival
-    rivals = [h for h in hits[1:] if analysis is None or h.kind != "entry" or not scope_conflict(h.meta, analysis)]
-    margin = top.score - (rivals[0].score if rivals else 0.0)
     return (top.dense + COVERAGE_WEIGHT * _coverage(top, tokens, index, idf)
-            + SIGNATURE_COVERAGE_WEIGHT * signature_coverage(top, tokens, idf) + margin)
+            + SIGNATURE_COVERAGE_WEIGHT * signature_coverage(top, tokens, idf) + _margin(hits, analysis))
+
+
+def _margin(hits, analysis: Analysis | None = None) -> float:
+    """How far the top hit is ahead of the runner-up to beat: one that could answer this paste (an
+    entry about other hardware, ranked below for that reason, is no rival)."""
+    rivals = [h for h in hits[1:] if analysis is None or h.kind != "entry" or not scope_conflict(h.meta, analysis)]
+    return hits[0].score - (rivals[0].score if rivals else 0.0)
 
 
 # ---- evidence against the top entry ---------------------------------------------------------
@@ -1440,6 +1460,23 @@ def signature_coverage(hit, tokens: list[str], idf=None) -> float:
         if total:
             best = max(best, sum(idf(t) for t in sig_tokens if t in query) / total)
     return best
+
+
+def restates_entry(hit, tokens: list[str], idf=None) -> float:
+    """How much of the entry's own account of its failure the user's words repeat: the
+    rarity-weighted share of its title plus that of its closest symptom (0..2). A paste that only
+    shares the topic ("EAGLE is slow") covers little of either; one that says the entry's specific
+    observable ("accept length stays 1 with the draft model") covers most of a symptom."""
+    idf = idf or (lambda token: 1.0)
+    query = set(tokens)
+
+    def covered(line: str) -> float:
+        _, line_tokens = masked_signature(line)
+        total = sum(idf(t) for t in line_tokens)
+        return sum(idf(t) for t in line_tokens if t in query) / total if total else 0.0
+
+    symptom = max((covered(line) for line in hit.meta.get("symptoms") or []), default=0.0)
+    return covered(hit.title or "") + symptom
 
 
 def _coverage(hit, tokens: list[str], index: Index, idf=None) -> float:
