@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from assistant.commands import FLAG_RE
-from assistant.components import BY_NAME, components_in, conflicts, families, specific
+from assistant.components import BY_NAME, components_denied, components_in, conflicts, families, specific
 from assistant.environment import HARDWARE_HINTS, gpu_vendor, named_programs, program_names
 from assistant.exit_signal import signal_agrees, signal_conflict
 from assistant.generic_lines import DISABLE_STEP_RE, SOLUTION_STEP_RE, is_generic, specific_words
@@ -491,9 +491,7 @@ def failing_components(analysis: Analysis) -> frozenset[str]:
     with `--attention-backend flashinfer` does not fail inside flashinfer for that reason. Nor the
     user's own title or caption ("Setup: DeepGEMM + FlashInfer + FP8 quantization, it crashes")
     beside a root line a program printed: it lists what they run with, not where it failed."""
-    candidates = _root_candidates(analysis)
-    logged = [e for e in candidates if not told_by_user(analysis, e)]
-    return _components_of_failure(analysis, logged or candidates)
+    return _components_of_failure(analysis, _logged_roots(analysis) or _root_candidates(analysis))
 
 
 def named_with_failure(analysis: Analysis) -> frozenset[str]:
@@ -504,7 +502,12 @@ def named_with_failure(analysis: Analysis) -> frozenset[str]:
 
 def _logged_failure(analysis: Analysis) -> frozenset[str]:
     """The components a program's own root line, frame or native backtrace names."""
-    return _components_of_failure(analysis, [e for e in _root_candidates(analysis) if not told_by_user(analysis, e)])
+    return _components_of_failure(analysis, _logged_roots(analysis))
+
+
+def _logged_roots(analysis: Analysis) -> list:
+    """The root error candidates a program printed, not the user's own telling of the failure."""
+    return [e for e in _root_candidates(analysis) if not told_by_user(analysis, e)]
 
 
 def _root_candidates(analysis: Analysis) -> list:
@@ -839,14 +842,23 @@ def _kind_conflict(top, analysis: Analysis) -> str | None:
 # features a launch command turns on by a flag: an entry whose title is about one does not
 # explain a paste whose launch command is shown without it (and which names it nowhere else)
 FEATURE_COMPONENTS = frozenset({"speculative", "lora", "disaggregation"})
+# features a user may say they do not run ("no DP attention"), launch command or not
+DENIABLE_FEATURES = FEATURE_COMPONENTS | {"dp-attention"}
 LAUNCH_MODEL_FLAGS = frozenset({"--model-path", "--model"})
 
 
 def feature_unused(meta: dict, analysis: Analysis) -> str | None:
     """The entry is about a feature (speculative decoding, LoRA, PD disaggregation, several nodes)
-    that the paste's launch command does not turn on and nothing else in the paste names."""
+    that the user's words say they do not run, or that the paste's launch command does not turn on
+    and nothing else in the paste names."""
     flags = {re.split(r"[\s=]", flag, 1)[0]: flag for flag in analysis.environment.flags}
     subject = title_subject(meta.get("title", ""))
+    denied = (components_in(subject) & DENIABLE_FEATURES
+              & components_denied(" ".join((analysis.question, *analysis.prose_lines,
+                                            *(e.text for e in analysis.errors if told_by_user(analysis, e))))))
+    if denied:
+        return Sentence(f"This entry is about {_names(denied)}, which you say you do not use.",
+                        f"这个条目讲的是 {_names(denied)}，你说你没有使用它。")
     if MULTINODE_RE.search(subject) and not _several_nodes(analysis, flags):
         if (SINGLE_NODE_RE.search(analysis.question) or LAUNCH_MODEL_FLAGS & set(flags)
                 or _nccl_nodes(analysis) == 1):

@@ -175,16 +175,11 @@ def reports_regression(analysis: Analysis) -> bool:
 
 def _reports_regression(analysis: Analysis) -> bool:
     words = NOT_A_REGRESSION_RE.sub(" ", _user_words(analysis))
-    try:
-        known = DependencyPins.load().versions
-        oldest, newest = known[0], known[-1]
-    except (OSError, ValueError):
-        oldest = newest = None   # no pin registry (a stripped install): any 0.x release counts
-    if _one_works_another_not(words, oldest, newest):
+    if _one_works_another_not(words):
         return True
     if not (FAILS_RE.search(words) or WORSE_RE.search(words) or kinds_in(words)):
         return False   # a release change that broke nothing ("upgraded to 0.5.6 and it works now")
-    releases = [m for m in VERSION_RE.finditer(words) if is_sglangs(words, m.start()) and _known(m.group(1), oldest, newest)]
+    releases = [m for m in VERSION_RE.finditer(words) if is_sglangs(words, m.start()) and _known(m.group(1))]
     if any(upgraded_to(words, m.start()) for m in releases) or SGLANG_UPGRADED_RE.search(words):
         return True
     if not releases:
@@ -198,13 +193,13 @@ def _reports_regression(analysis: Analysis) -> bool:
                 or any(WORKS_RE.search(clause) and VERSION_RE.search(clause) for clause in CLAUSE_RE.split(words)))
 
 
-def _one_works_another_not(words: str, oldest: Version | None, newest: Version | None) -> bool:
+def _one_works_another_not(words: str) -> bool:
     """One SGLang release said to work and another said not to, each in a clause of its own:
     "sglang v0.4.4 is OK, but v0.4.6 is not", "v0.5.4 works, v0.5.5 no longer works"."""
     works, not_working = set(), set()
     for clause in CLAUSE_RE.split(words):
         named = {m.group(1) for m in VERSION_RE.finditer(clause)
-                 if is_sglangs(clause, m.start()) and _known(m.group(1), oldest, newest)}
+                 if is_sglangs(clause, m.start()) and _known(m.group(1))}
         if len(named) != 1:
             continue
         if NOT_WORKING_RE.search(clause):
@@ -214,10 +209,14 @@ def _one_works_another_not(words: str, oldest: Version | None, newest: Version |
     return bool(works and not_working and works != not_working)
 
 
-def _known(version: str, oldest: Version | None, newest: Version | None) -> bool:
-    """Within the releases the pin registry knows (a `0.8.5` beside SGLang 0.4.6 is vLLM's)."""
-    if oldest is None:
-        return True
+def _known(version: str) -> bool:
+    """Within the releases the pin registry knows (a `0.8.5` beside SGLang 0.4.6 is vLLM's); the
+    registry is read the first time a paste names a release."""
+    try:
+        known = DependencyPins.load().versions
+    except (OSError, ValueError):
+        return True   # no pin registry (a stripped install): any 0.x release counts
+    oldest, newest = known[0], known[-1]
     try:
         return oldest <= Version(Version(version).base_version) <= newest
     except InvalidVersion:

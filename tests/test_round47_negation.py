@@ -96,3 +96,15 @@ def test_a_shell_comment_after_the_launch_command_is_no_flag_of_it():
     analysis = analyze("# python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-dp-attention\n"
                        "RuntimeError: CUDA error: an illegal memory access was encountered\n")
     assert "--enable-dp-attention" in analysis.environment.flags
+
+
+def test_an_entry_about_a_feature_the_user_says_they_do_not_run_is_ruled_out():
+    from assistant.decision import feature_unused
+    from assistant.pipeline import lines_from_text
+    from assistant.trace import analyze_lines
+
+    meta = {"title": "DP attention with EAGLE crashes in the draft model's forward"}
+    denied = analyze_lines(lines_from_text("MiMo with EAGLE crashes at the first request. No DP attention, just TP 8.\n"))
+    used = analyze_lines(lines_from_text("MiMo with EAGLE and DP attention crashes at the first request.\n"))
+    assert "you say you do not use" in str(feature_unused(meta, denied))
+    assert feature_unused(meta, used) is None
