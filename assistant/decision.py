@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 from assistant.commands import FLAG_RE
 from assistant.components import BY_NAME, components_denied, components_in, conflicts, families, specific
+from assistant.entry_account import account_quotes
 from assistant.environment import HARDWARE_HINTS, gpu_vendor, named_programs, program_names
 from assistant.exit_signal import signal_agrees, signal_conflict
 from assistant.generic_lines import DISABLE_STEP_RE, SOLUTION_STEP_RE, is_generic, specific_words
@@ -657,8 +658,10 @@ def _against(top, analysis: Analysis) -> _Against:
             yours = (_evidence_for(top, seen[0]) or seen[0]) if seen else ""
             root = root_error(analysis)
             if not seen:
-                reasons.append(Sentence("None of this entry's error lines occurs in your log.",
-                                        "这个条目的错误行没有一行出现在你的日志里。"))
+                # unless its own account quotes the root error whole: then that line is the entry's
+                if not _account_quotes_root(meta, analysis):
+                    reasons.append(Sentence("None of this entry's error lines occurs in your log.",
+                                            "这个条目的错误行没有一行出现在你的日志里。"))
             elif root is not None and (yours == root.text or (len(yours) > 20 and yours in root.text)):
                 # a near match (`float32` where the entry says `bfloat16`) is not the entry's line
                 reasons.append(Sentence(f"Its error line {_short(seen[0])} is close to yours, {_short(yours)}, "
@@ -1043,6 +1046,14 @@ WORDS_ALONE_REASON = Sentence(
     "Your report describes the problem in words only, and none of this entry's error lines, which would "
     "confirm it, is in what you pasted.",
     "你的报告只用文字描述了问题，而能确认这个条目的错误行，一行也不在你贴的内容里。")
+
+
+def _account_quotes_root(meta: dict, analysis: Analysis) -> bool:
+    """The entry's title or a symptom quotes the paste's root error whole (`assistant.entry_account`):
+    a line a program printed, and a specific one; a line many failures print says nothing of which."""
+    root = root_error(analysis)
+    return (root is not None and not told_by_user(analysis, root) and not is_generic(root.text)
+            and account_quotes(meta, root.text))
 
 
 def _words_alone(top, analysis: Analysis) -> bool:
