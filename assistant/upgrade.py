@@ -97,7 +97,18 @@ class ReleaseChange:
 def _user_words(analysis: Analysis) -> str:
     # a one-line report may be read as its error line ("0.5.3 worked, 0.5.6 crashes"): its words count
     sentences = (e.text for e in analysis.errors if looks_like_sentence(e.text))
-    return image_tags_as_releases(" ".join((analysis.question, *analysis.prose_lines, *sentences)))
+    # and so does a sentence no logger wrote that names a release, under the error or above it ("Works
+    # on 0.5.1, broken on 0.5.2."): a program prints its own release in its settings, not in a sentence
+    releases = (line for line in analysis.plain_lines if line not in analysis.logged_lines
+                and looks_like_sentence(line) and VERSION_RE.search(line))
+    return image_tags_as_releases(" ".join((analysis.question, *analysis.prose_lines, *sentences, *releases)))
+
+
+def _failure_shown(analysis: Analysis, words: str) -> bool:
+    """The paste shows a failure: the user's words tell of one (fails, slower, an OOM), or a
+    program's error line is pasted beside them ("This happens only after upgrading to 0.5.2" under
+    a `RuntimeError`: the error is what happens)."""
+    return bool(FAILS_RE.search(words) or WORSE_RE.search(words) or kinds_in(words) or analysis.root_line)
 
 
 def release_change(analysis: Analysis, pins: DependencyPins | None = None, registry=None) -> ReleaseChange | None:
@@ -177,7 +188,7 @@ def _reports_regression(analysis: Analysis) -> bool:
     words = NOT_A_REGRESSION_RE.sub(" ", _user_words(analysis))
     if _one_works_another_not(words):
         return True
-    if not (FAILS_RE.search(words) or WORSE_RE.search(words) or kinds_in(words)):
+    if not _failure_shown(analysis, words):
         return False   # a release change that broke nothing ("upgraded to 0.5.6 and it works now")
     releases = [m for m in VERSION_RE.finditer(words) if is_sglangs(words, m.start()) and _known(m.group(1))]
     if any(upgraded_to(words, m.start()) for m in releases) or SGLANG_UPGRADED_RE.search(words):
