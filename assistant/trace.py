@@ -329,6 +329,10 @@ def _classify(line: str) -> str | None:
         return "exception"
     if line.endswith(":") and _introduces_output(line):
         return None   # "results in error:", "I got the following error:": the error is the next line
+    if _LEAD_IN_RE.search(line) and _wordy(line):
+        # a sentence of any length that hands over to the error below it ("When running the image,
+        # the container fails to initialize with the following error:") is not that error
+        return None
     if _INTRO_TAIL_RE.search(line):
         return None   # "`python -m sglang.launch_server ...` fails with": the error is the next line
     if PROBE_SPEC_RE.match(line):
@@ -587,7 +591,7 @@ def _feed(raw: str, st: _State) -> None:
     prose = (not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text)
              and not PROGRAM_LINE_RE.match(text)
              and (_looks_like_prose(text) or (st.last_was_prose and _wordy(text) and _same_script(st, text)
-                                              and not (st.last_prose_announces and _classify(text)))))
+                                              and not (st.last_prose_announces and _program_output(text)))))
     if not prose and not st.in_traceback and len(st.described) < 20:
         # the report's title and description are the user's summary (read into the question), but
         # the line is matched as the log line it may quote: the rest of this function as before
@@ -975,8 +979,21 @@ _INTRO_TAIL_RE = re.compile(r"\b(?:fail(?:s|ed)?|errors?(?: out)?|errored(?: out
 
 # the end of a sentence that hands over to the output below it: a colon, or the output named last
 # ("I get the following error", "the server prints this message", "报错如下")
-_ANNOUNCES_RE = re.compile(r"(?:[:：]|\b(?:following|this|these|same)\s+(?:[\w-]+\s+)?(?:errors?|exceptions?|tracebacks?|"
-                           r"logs?|output|messages?|stack ?traces?)|\b(?:as follows|below)|如下)\s*[.,。，]?$", re.I)
+_LEAD_IN_RE = re.compile(r"(?:\b(?:following|this|these|same)\s+(?:[\w-]+\s+)?(?:errors?|exceptions?|tracebacks?|"
+                         r"logs?|output|messages?|stack ?traces?)|\b(?:as follows|below)|如下)\s*[:：.,。，]?$", re.I)
+_ANNOUNCES_RE = re.compile(rf"[:：]\s*$|{_LEAD_IN_RE.pattern}", re.I)
+
+
+# a runtime's own error code opening the line: `CUDA error: ...`, `NCCL error in: ...`, `HIP error: ...`
+_RUNTIME_CODE_RE = re.compile(r"^[A-Z][A-Za-z]*[A-Z] error(?: in)?: ")
+
+
+def _program_output(text: str) -> bool:
+    """An error line as a program prints it, not as a person words it: a runtime's error code at its
+    start, or few plain words among codes, paths and braces (`Error code: 500 - {'object': 'error',
+    ...}`, `api_server.py: error: argument --tool-call-parser: invalid choice`). A message in plain
+    words under a lead-in may still be the user's retelling, and is read as their words."""
+    return _classify(text) is not None and (bool(_RUNTIME_CODE_RE.match(text)) or not _wordy(text))
 
 
 def _introduces_output(text: str) -> bool:
