@@ -34,6 +34,7 @@ from assistant.failure_kind import kinds_in
 from assistant.paste_cache import per_analysis
 from assistant.version_words import (CHANGE_RE, CLAUSE_RE, FAILS_RE, NOT_WORKING_RE, VERSION_RE, WORKS_RE,
                                      compared_versions, image_tags_as_releases, is_sglangs, upgraded_to)
+from assistant.text import mask
 from assistant.trace import Analysis, looks_like_sentence
 from assistant.wording import Sentence
 
@@ -97,11 +98,25 @@ class ReleaseChange:
 def _user_words(analysis: Analysis) -> str:
     # a one-line report may be read as its error line ("0.5.3 worked, 0.5.6 crashes"): its words count
     sentences = (e.text for e in analysis.errors if looks_like_sentence(e.text))
-    # and so does a sentence no logger wrote that names a release, under the error or above it ("Works
-    # on 0.5.1, broken on 0.5.2."): a program prints its own release in its settings, not in a sentence
-    releases = (line for line in analysis.plain_lines if line not in analysis.logged_lines
-                and looks_like_sentence(line) and VERSION_RE.search(line))
-    return image_tags_as_releases(" ".join((analysis.question, *analysis.prose_lines, *sentences, *releases)))
+    return image_tags_as_releases(" ".join((analysis.question, *analysis.prose_lines, *sentences,
+                                            *_release_notes_below(analysis))))
+
+
+def _release_notes_below(analysis: Analysis) -> list[str]:
+    """The sentences under the paste's error that name a release and no logger wrote ("Works on
+    0.5.1, broken on 0.5.2." below a traceback): the user's note on what they ran, which a reader
+    of plain words alone (`trace._looks_like_prose`) does not take for theirs. A program prints its
+    release in its settings and banners, not in a sentence after its own error."""
+    root = analysis.root_line
+    if root is None:
+        return []
+    order = {line: i for i, line in enumerate(analysis.masked_lines)}
+    at = order.get(root.masked)
+    if at is None:
+        return []
+    return [line for line in analysis.plain_lines
+            if line not in analysis.logged_lines and VERSION_RE.search(line) and looks_like_sentence(line)
+            and order.get(mask(line), -1) > at]
 
 
 def _failure_shown(analysis: Analysis, words: str) -> bool:
