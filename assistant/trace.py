@@ -417,8 +417,8 @@ class _State:
     environment: EnvironmentReader = field(default_factory=EnvironmentReader)
     originals: dict[str, str] = field(default_factory=dict)
     last_was_prose: bool = False   # a question wrapped over several lines continues as prose
-    # the user's last line ended in a colon ("Every request with tools fails:"): it hands over to the
-    # output it announces, so an error line under it is that output, not more of the sentence
+    # the user's last line handed over to what follows ("Every request with tools fails:", "I get the
+    # following error"): an error line under it is the output it announces, not more of the sentence
     last_prose_announces: bool = False
     last_prose_chinese: bool = False   # ... in its own language: an English line under a Chinese
                                        # sentence is a message the user quotes, not their words
@@ -977,8 +977,8 @@ _INTRO_TAIL_RE = re.compile(r"\b(?:fail(?:s|ed)?|errors?(?: out)?|errored(?: out
                             r"exit(?:s|ed)?|aborts?|aborted)\s+(?:with|like this|as follows|below)\s*[.,:]?$", re.I)
 
 
-# the end of a sentence that hands over to the output below it: a colon, or the output named last
-# ("I get the following error", "the server prints this message", "报错如下")
+# the end of a sentence that names the output below it ("I get the following error", "the server
+# prints this message", "报错如下"); with a bare colon, the end of any sentence that hands over to it
 _LEAD_IN_RE = re.compile(r"(?:\b(?:following|this|these|same)\s+(?:[\w-]+\s+)?(?:errors?|exceptions?|tracebacks?|"
                          r"logs?|output|messages?|stack ?traces?)|\b(?:as follows|below)|如下)\s*[:：.,。，]?$", re.I)
 _ANNOUNCES_RE = re.compile(rf"[:：]\s*$|{_LEAD_IN_RE.pattern}", re.I)

@@ -32,9 +32,9 @@ from packaging.version import InvalidVersion, Version
 from assistant.deps import DependencyPins
 from assistant.failure_kind import kinds_in
 from assistant.paste_cache import per_analysis
+from assistant.text import mask
 from assistant.version_words import (CHANGE_RE, CLAUSE_RE, FAILS_RE, NOT_WORKING_RE, VERSION_RE, WORKS_RE,
                                      compared_versions, image_tags_as_releases, is_sglangs, upgraded_to)
-from assistant.text import mask
 from assistant.trace import Analysis, looks_like_sentence
 from assistant.wording import Sentence
 
