@@ -9,6 +9,13 @@ noticed. When its source line waits for the GPU (`next_token_ids.tolist()`, `.it
 (the decode or prefill forward, a CUDA-graph capture); when it launches work itself, the fault may
 still be an earlier kernel's. Only with `CUDA_LAUNCH_BLOCKING=1` (`AMD_SERIALIZE_KERNEL=3` on ROCm)
 set by the user is the innermost frame the faulting call.
+
+A device-side assert is no memory fault: a check inside a kernel failed, and the kernel printed
+which one (`IndexKernel.cu:93: operator(): block: [0,0,0], thread: [64,0,0] Assertion `-sizes[i]
+<= index && index < sizes[i] && "index out of bounds"` failed.`) above the traceback. An index
+check means an index beyond its table: in serving, most often a token id at or past the embedding's
+vocabulary (a tokenizer or draft model whose vocabulary differs from the model's) or a slot index
+past its pool. The note names the check when the paste shows it, and where to find it when not.
 """
 
 from __future__ import annotations
@@ -79,8 +86,59 @@ def _where_batch(masked_lines: Sequence[str], root: str, functions: Sequence[str
     return None
 
 
+# the line a CUDA kernel prints when its assert fails: `<file>.cu:<line>: <function>: block: [...],
+# thread: [...] Assertion `<condition>` failed.` (once per failing thread)
+KERNEL_ASSERT_RE = re.compile(r"([\w-]+\.cuh?):\d+: .{0,200}?Assertion `(.+?)` failed")
+DEVICE_ASSERT_RE = re.compile(r"device-side assert(?:ion)? triggered", re.I)
+# PyTorch's bounds checks in its indexing, gather and index_select kernels
+INDEX_CHECK_RE = re.compile(r"index out of bounds|srcIndex < srcSelectDimSize|ind < ind_dim_size|idx_dim < index_size")
+
+
+def assert_note(analysis) -> Sentence | None:
+    """Which check a device-side assert failed, read from the kernel's own assert line; where to
+    find that line when the paste shows only `device-side assert triggered`; None for another error."""
+    root = analysis.root_line
+    if root is None:
+        return None
+    lines = [root.text, *(e.text for e in analysis.errors)]
+    found = next((m for m in map(KERNEL_ASSERT_RE.search, lines) if m), None)
+    if found is None and not DEVICE_ASSERT_RE.search(root.text):
+        return None
+    if found is None:
+        return Sentence(
+            "a device-side assert is a check inside a kernel that failed, not a memory fault: the kernel printed "
+            "which check above the traceback (`<file>.cu:<line>: ... Assertion `<condition>` failed.`, once per GPU "
+            "thread; `grep -m3 'Assertion' server.log`); an `index out of bounds` check there means a token id or "
+            "slot index past its table, most often a vocabulary that differs between the tokenizer, a draft model "
+            "and the model",
+            "device-side assert 是内核里的一个检查没有通过，不是显存访问错误：内核在调用栈上方打印了是哪个检查"
+            "（`<file>.cu:<line>: ... Assertion `<condition>` failed.`，每个 GPU 线程一行；`grep -m3 'Assertion' server.log`）；"
+            "如果是 `index out of bounds` 检查，说明 token id 或 slot 下标超出了表的范围，最常见的是分词器、草稿模型和模型的词表不一致")
+    kernel, condition = found.group(1), found.group(2)
+    if INDEX_CHECK_RE.search(condition):
+        return Sentence(
+            f"the assert in `{kernel}` is PyTorch's bounds check of an index (`{condition}`): an index past its "
+            "table reached an indexing kernel, in serving most often a token id at or past the embedding's "
+            "vocabulary (a tokenizer or a draft model whose vocabulary differs from the model's) or a slot index "
+            "past its pool",
+            f"`{kernel}` 里的 assert 是 PyTorch 对下标的越界检查（`{condition}`）：有下标超出了表的范围，"
+            "在推理服务中最常见的是 token id 达到或超过 embedding 的词表大小（分词器或草稿模型的词表与模型不一致），"
+            "或 slot 下标超出了池的大小")
+    return Sentence(f"the kernel's own assert in `{kernel}` failed: `{condition}`",
+                    f"`{kernel}` 内核自己的 assert 没有通过：`{condition}`")
+
+
 def fault_note(analysis) -> Sentence | None:
-    """What the frames say of where an asynchronous kernel fault arises; None for another error."""
+    """What the frames say of where an asynchronous kernel fault arises, and for a device-side
+    assert which check failed; None for another error."""
+    checked = assert_note(analysis)
+    where = _where_noticed(analysis)
+    if checked is None or where is None:
+        return checked or where
+    return Sentence(f"{checked}; {where}", f"{checked.zh}；{where.zh}")
+
+
+def _where_noticed(analysis) -> Sentence | None:
     root = analysis.root_line
     if root is None or not ASYNC_FAULT_RE.search(root.text) or not analysis.failure_sites:
         return None

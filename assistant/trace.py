@@ -308,6 +308,10 @@ CPP_TERMINATE_RE = re.compile(r"^\s*terminate called (?:after throwing an instan
 CPP_WHAT_RE = re.compile(r"^\s*what\(\):\s*\S")
 # lines only a program prints, never the user: they end the user's words above them
 PROGRAM_LINE_RE = re.compile(r"^\s*(?:terminate called |what\(\):|Fatal Python error:|Current thread 0x|"
+                             r"Traceback \(most recent call last\)|"
+                             # a level name in capitals opens a logger's or an installer's line (pip's
+                             # `ERROR: Cannot install ...`, an image's `WARNING: Detected NVIDIA B200 GPU`)
+                             r"(?:INFO|WARNING|WARN|ERROR|CRITICAL|FATAL):\s|"
                              r"Thread 0x[0-9a-f]+ \(most recent call first\)|\*\*\* (?:SIG\w+|Process received signal))")
 
 
@@ -325,6 +329,10 @@ def _classify(line: str) -> str | None:
         return "exception"
     if line.endswith(":") and _introduces_output(line):
         return None   # "results in error:", "I got the following error:": the error is the next line
+    if _LEAD_IN_RE.search(line) and _wordy(line):
+        # a sentence of any length that hands over to the error below it ("When running the image,
+        # the container fails to initialize with the following error:") is not that error
+        return None
     if _INTRO_TAIL_RE.search(line):
         return None   # "`python -m sglang.launch_server ...` fails with": the error is the next line
     if PROBE_SPEC_RE.match(line):
@@ -409,6 +417,9 @@ class _State:
     environment: EnvironmentReader = field(default_factory=EnvironmentReader)
     originals: dict[str, str] = field(default_factory=dict)
     last_was_prose: bool = False   # a question wrapped over several lines continues as prose
+    # the user's last line handed over to what follows ("Every request with tools fails:", "I get the
+    # following error"): an error line under it is the output it announces, not more of the sentence
+    last_prose_announces: bool = False
     last_prose_chinese: bool = False   # ... in its own language: an English line under a Chinese
                                        # sentence is a message the user quotes, not their words
     seen_text: bool = False        # a non-blank line was read: the next one is not the title
@@ -579,7 +590,8 @@ def _feed(raw: str, st: _State) -> None:
         st.describing = bool(DESCRIPTION_HEADING_RE.search(heading.group(1)))
     prose = (not st.in_traceback and text == line.strip() and not EXCEPTION_RE.match(text)
              and not PROGRAM_LINE_RE.match(text)
-             and (_looks_like_prose(text) or (st.last_was_prose and _wordy(text) and _same_script(st, text))))
+             and (_looks_like_prose(text) or (st.last_was_prose and _wordy(text) and _same_script(st, text)
+                                              and not (st.last_prose_announces and _program_output(text)))))
     if not prose and not st.in_traceback and len(st.described) < 20:
         # the report's title and description are the user's summary (read into the question), but
         # the line is matched as the log line it may quote: the rest of this function as before
@@ -590,6 +602,7 @@ def _feed(raw: str, st: _State) -> None:
             st.described.append(summary)
     st.last_was_prose = prose
     st.last_prose_chinese = prose and bool(CHINESE_CHAR_RE.search(text))
+    st.last_prose_announces = prose and bool(_ANNOUNCES_RE.search(text))
     if prose:
         if text not in st.prose and len(st.prose) < 60:
             st.prose.append(text)  # the user's own words: matched only weakly as log lines
@@ -920,7 +933,7 @@ _CONVERSATION_RE = re.compile(
 
 
 _PROGRAM_ADVICE_RE = re.compile(
-    r"\bTried to allocate\b|\bPlease (?:try|set|increase|reduce|decrease|lower|use|check|make sure|consider|"
+    r"\bTried to allocate\b|\b[Pp]lease (?:try|set|increase|reduce|decrease|lower|use|check|make sure|consider|"
     r"install|upgrade|pass|specify|report|refer|see|run|add|enable|disable|file|open)\b|"
     # SGLang's and the OpenAI server's words to the client ("You requested a total of 43778 tokens")
     r"\bYou (?:requested|passed|provided|specified)\b")
@@ -962,6 +975,25 @@ _PLAIN_WORD_RE = re.compile(r"(?:I|[A-Z]?[a-z'’]+)[,.]?")
 # a line that ends by announcing what follows ("... crashes with", "... fails with:")
 _INTRO_TAIL_RE = re.compile(r"\b(?:fail(?:s|ed)?|errors?(?: out)?|errored(?: out)?|crash(?:es|ed)?|dies|died|"
                             r"exit(?:s|ed)?|aborts?|aborted)\s+(?:with|like this|as follows|below)\s*[.,:]?$", re.I)
+
+
+# the end of a sentence that names the output below it ("I get the following error", "the server
+# prints this message", "报错如下"); with a bare colon, the end of any sentence that hands over to it
+_LEAD_IN_RE = re.compile(r"(?:\b(?:following|this|these|same)\s+(?:[\w-]+\s+)?(?:errors?|exceptions?|tracebacks?|"
+                         r"logs?|output|messages?|stack ?traces?)|\b(?:as follows|below)|如下)\s*[:：.,。，]?$", re.I)
+_ANNOUNCES_RE = re.compile(rf"[:：]\s*$|{_LEAD_IN_RE.pattern}", re.I)
+
+
+# a runtime's own error code opening the line: `CUDA error: ...`, `NCCL error in: ...`, `HIP error: ...`
+_RUNTIME_CODE_RE = re.compile(r"^[A-Z][A-Za-z]*[A-Z] error(?: in)?: ")
+
+
+def _program_output(text: str) -> bool:
+    """An error line as a program prints it, not as a person words it: a runtime's error code at its
+    start, or few plain words among codes, paths and braces (`Error code: 500 - {'object': 'error',
+    ...}`, `api_server.py: error: argument --tool-call-parser: invalid choice`). A message in plain
+    words under a lead-in may still be the user's retelling, and is read as their words."""
+    return _classify(text) is not None and (bool(_RUNTIME_CODE_RE.match(text)) or not _wordy(text))
 
 
 def _introduces_output(text: str) -> bool:

@@ -32,6 +32,7 @@ from packaging.version import InvalidVersion, Version
 from assistant.deps import DependencyPins
 from assistant.failure_kind import kinds_in
 from assistant.paste_cache import per_analysis
+from assistant.text import mask
 from assistant.version_words import (CHANGE_RE, CLAUSE_RE, FAILS_RE, NOT_WORKING_RE, VERSION_RE, WORKS_RE,
                                      compared_versions, image_tags_as_releases, is_sglangs, upgraded_to)
 from assistant.trace import Analysis, looks_like_sentence
@@ -97,7 +98,32 @@ class ReleaseChange:
 def _user_words(analysis: Analysis) -> str:
     # a one-line report may be read as its error line ("0.5.3 worked, 0.5.6 crashes"): its words count
     sentences = (e.text for e in analysis.errors if looks_like_sentence(e.text))
-    return image_tags_as_releases(" ".join((analysis.question, *analysis.prose_lines, *sentences)))
+    return image_tags_as_releases(" ".join((analysis.question, *analysis.prose_lines, *sentences,
+                                            *_release_notes_below(analysis))))
+
+
+def _release_notes_below(analysis: Analysis) -> list[str]:
+    """The sentences under the paste's error that name a release and no logger wrote ("Works on
+    0.5.1, broken on 0.5.2." below a traceback): the user's note on what they ran, which a reader
+    of plain words alone (`trace._looks_like_prose`) does not take for theirs. A program prints its
+    release in its settings and banners, not in a sentence after its own error."""
+    root = analysis.root_line
+    if root is None:
+        return []
+    order = {line: i for i, line in enumerate(analysis.masked_lines)}
+    at = order.get(root.masked)
+    if at is None:
+        return []
+    return [line for line in analysis.plain_lines
+            if line not in analysis.logged_lines and VERSION_RE.search(line) and looks_like_sentence(line)
+            and order.get(mask(line), -1) > at]
+
+
+def _failure_shown(analysis: Analysis, words: str) -> bool:
+    """The paste shows a failure: the user's words tell of one (fails, slower, an OOM), or a
+    program's error line is pasted beside them ("This happens only after upgrading to 0.5.2" under
+    a `RuntimeError`: the error is what happens)."""
+    return bool(FAILS_RE.search(words) or WORSE_RE.search(words) or kinds_in(words) or analysis.root_line)
 
 
 def release_change(analysis: Analysis, pins: DependencyPins | None = None, registry=None) -> ReleaseChange | None:
@@ -177,7 +203,7 @@ def _reports_regression(analysis: Analysis) -> bool:
     words = NOT_A_REGRESSION_RE.sub(" ", _user_words(analysis))
     if _one_works_another_not(words):
         return True
-    if not (FAILS_RE.search(words) or WORSE_RE.search(words) or kinds_in(words)):
+    if not _failure_shown(analysis, words):
         return False   # a release change that broke nothing ("upgraded to 0.5.6 and it works now")
     releases = [m for m in VERSION_RE.finditer(words) if is_sglangs(words, m.start()) and _known(m.group(1))]
     if any(upgraded_to(words, m.start()) for m in releases) or SGLANG_UPGRADED_RE.search(words):
