@@ -161,7 +161,7 @@ HARDWARE_KEYS = {
 OTHER_SOFTWARE_KEYS = (
     "vllm", "generation", "tgi", "llama", "ollama", "tensorrt", "tritonserver", "mindie", "lmdeploy", "deepspeed",
     "xformers", "transformer_engine", "transformerengine", "fastertransformer", "vmlx",
-    "lm studio", "lmstudio", "localgpt", "gpt4all", "koboldcpp",
+    "lm studio", "lmstudio", "localgpt", "gpt5all", "koboldcpp",   # (gpt4all in shape form)
     "mlc-llm", "mlc_llm", "gpu-burn", "gpu_burn", "mamba_ssm",
     "java.lang.", "at com.", "npm err", "node_modules", "webpack", "panic: ", "goroutine", "cargo",
     "rustc", "keras", "tensorflow", "jax", "celery", "django", "postgres", "mysql", "nginx",
