@@ -43,8 +43,10 @@ from assistant.host_platform import home_platform_entry, platform_conflict
 from assistant.index import Index
 from assistant.failure_kind import about_upgrade_regression, entry_kinds, kind_conflict, kinds_in, kinds_zh
 from assistant.intent import is_question
+from assistant.dependency_upgrade import upgrade_unexplained
 from assistant.model_family import families_in, subject_family, title_subject
 from assistant.origin import relayed
+from assistant.raised_timeout import timeout_already_raised
 from assistant.origin_check import origin_agrees, raised_where_declared
 from assistant.paste_cache import per_analysis
 from assistant.phase import phase_conflict
@@ -753,7 +755,8 @@ def _scope_notes(meta: dict, analysis: Analysis) -> list[str]:
     version_note = (_version_conflict(meta, analysis.environment.sglang_version)
                     or _frames_conflict(meta, analysis) or _legacy_unshown(meta, analysis))
     return [note for note in (scope_conflict(meta, analysis), version_note, holder_conflict(meta, analysis),
-                              signal_conflict(meta, analysis)) if note]
+                              signal_conflict(meta, analysis), upgrade_unexplained(meta, analysis),
+                              timeout_already_raised(meta, analysis)) if note]
 
 
 # the user's own words that the machine has no GPU at all ("a CPU-only box", "my laptop, which has no

@@ -84,6 +84,11 @@ OTHER_SOFTWARE_RE = re.compile(
     r"tensorrt_llm|TensorRT-LLM|tritonserver|\bMindIE\b|\blmdeploy\b|\bDeepSpeed\b|\bjava\.lang\.|\bat com\.|"
     # other CUDA projects whose source builds print the same compiler errors, and other MLX servers
     r"\bxformers\b|transformer_engine|TransformerEngine|FasterTransformer|\bvmlx\b|"
+    # local LLM apps that run their own engine (not ones that can run SGLang or another engine as their
+    # backend: GPUStack, LocalAI, Xinference, text-generation-webui), and programs that run CUDA
+    # kernels of their own: a GPU stress test, mamba_ssm
+    r"\bLM ?Studio\b|\blocalGPT\b|\bgpt4all\b|\bkoboldcpp\b|"
+    r"\bmlc[-_]llm\b|\bgpu[-_]burn\b|\bmamba_ssm\b|"
     r"\bnpm ERR|node_modules|webpack|\bpanic: |goroutine \d+|\bcargo\b|rustc|\bkeras\b|tensorflow|"
     r"\bjax\b|\bcelery\b|\bdjango\b|\bpostgres|\bmysql\b|\bnginx\b|CrashLoopBackOff|ImagePullBackOff|"
     r"\bredis\b|\bkafka\b|MPS backend|\bdiffusers\b|ComfyUI|Trainer\b|trainer\.train|accelerate launch|"
@@ -156,6 +161,8 @@ HARDWARE_KEYS = {
 OTHER_SOFTWARE_KEYS = (
     "vllm", "generation", "tgi", "llama", "ollama", "tensorrt", "tritonserver", "mindie", "lmdeploy", "deepspeed",
     "xformers", "transformer_engine", "transformerengine", "fastertransformer", "vmlx",
+    "lm studio", "lmstudio", "localgpt", "gpt5all", "koboldcpp",   # (gpt4all in shape form)
+    "mlc-llm", "mlc_llm", "gpu-burn", "gpu_burn", "mamba_ssm",
     "java.lang.", "at com.", "npm err", "node_modules", "webpack", "panic: ", "goroutine", "cargo",
     "rustc", "keras", "tensorflow", "jax", "celery", "django", "postgres", "mysql", "nginx",
     "backoff", "redis", "kafka", "mps backend", "diffusers", "comfyui", "trainer", "accelerate launch",
