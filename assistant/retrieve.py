@@ -88,6 +88,8 @@ class Retrieval:
 
 IDENTIFIER_BOOST = 0.15  # a paraphrase that keeps an identifier of the error (`cuda_fp8.h`); at 0.3 a
 # shared identifier lifted look-alikes above the right entry (dev hit@1 0.876 -> 0.890 at 0.15)
+RARE_IDENTIFIER_IDF = 4.0  # below it (a token in more than about one KB chunk in 55) an identifier is a
+# topic word: `tool_calls` (3.6) lifted a streaming-delta entry over the streaming-index one by 0.11
 
 
 def _is_identifier(token: str) -> bool:
@@ -561,8 +563,11 @@ class Retriever:
         if embedding is not None and self._dense_candidates(vec, dense_unit, candidates):
             dense_norm = dense_unit / dense_top if dense_top > 0 else dense_unit
             fused = dense_norm if mode == "dense" else LEXICAL_WEIGHT * lex_norm + (1 - LEXICAL_WEIGHT) * dense_norm
-        query_identifiers = _identifiers_outside_commands(tokens, lines, line_tokens,
-                                                          analysis.environment.flags if use_trace else ())
+        # an identifier much of the KB writes (`tool_calls`, `response_format`, `github.com`) names
+        # what the paste is about, not one entry's error line: only a rare one is partial evidence
+        query_identifiers = frozenset(t for t in _identifiers_outside_commands(tokens, lines, line_tokens,
+                                                                               analysis.environment.flags if use_trace else ())
+                                      if self._idf(t) >= RARE_IDENTIFIER_IDF)
         survived = frozenset(e.masked for e in analysis.errors if e.survived) if use_trace else frozenset()
 
         hits = []
