@@ -177,6 +177,14 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
             generalized = line_with_paths_as_placeholders(low, paths[1]) if paths and "'" in low else low
             tokens_of_line = line_tokens(ln) if generalized == low else _line_token_set(generalized)
             low = generalized
+            if "--" in low:
+                # a flag the line names (`--tool-call-parser`) is a setting: its words are not the
+                # words of an error message (`No tool call parser found`), unless the signature
+                # names that flag itself (`unrecognized arguments: --enable-reasoning`)
+                named = _FLAG_IN_LINE_RE.findall(low)
+                if any(flag not in sig_tokens for flag in named):
+                    low = _FLAG_IN_LINE_RE.sub(lambda m: m.group(0) if m.group(0) in sig_tokens else " ", low)
+                    tokens_of_line = _line_token_set(low)
             if gate.isdisjoint(tokens_of_line):
                 continue   # cannot reach NEAR_MATCH without one of the signature's rarest tokens
             if _is_command(ln):
@@ -213,6 +221,8 @@ COMMAND_RE = re.compile(r"(?:^|[\s$>#])(?:python[\d.]*\s+-m\s+sglang[.\w]*|sglan
                         r"\s+(?:--?\w|\\\s*$)", re.I)
 # an `ENV=value \` line before a command written over several lines
 ENV_PREFIX_LINE_RE = re.compile(r"^\s*[a-z_][a-z0-9_]*=\S*\s+\\\s*$", re.I)
+# a flag written anywhere in a line (`served with --tool-call-parser deepseekv32: ...`)
+_FLAG_IN_LINE_RE = re.compile(r"(?<![\w-])--[a-z][\w-]*[\w]", re.I)
 _FLAG_TOKEN_RE = re.compile(r"^[\"']?--[a-z][\w-]*", re.I)
 
 
