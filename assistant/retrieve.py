@@ -88,6 +88,8 @@ class Retrieval:
 
 IDENTIFIER_BOOST = 0.15  # a paraphrase that keeps an identifier of the error (`cuda_fp8.h`); at 0.3 a
 # shared identifier lifted look-alikes above the right entry (dev hit@1 0.876 -> 0.890 at 0.15)
+RARE_IDENTIFIER_IDF = 4.0  # below it (a token in more than about one KB chunk in 55) an identifier is a
+# topic word: `tool_calls` (3.6) lifted a streaming-delta entry over the streaming-index one by 0.11
 
 
 def _is_identifier(token: str) -> bool:
@@ -175,6 +177,14 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
             generalized = line_with_paths_as_placeholders(low, paths[1]) if paths and "'" in low else low
             tokens_of_line = line_tokens(ln) if generalized == low else _line_token_set(generalized)
             low = generalized
+            if "--" in low:
+                # a flag the line names (`--tool-call-parser`) is a setting: its words are not the
+                # words of an error message (`No tool call parser found`), unless the signature
+                # names that flag itself (`unrecognized arguments: --enable-reasoning`)
+                named = _FLAG_IN_LINE_RE.findall(low)
+                if any(flag not in sig_tokens for flag in named):
+                    low = _FLAG_IN_LINE_RE.sub(lambda m: m.group(0) if m.group(0) in sig_tokens else " ", low)
+                    tokens_of_line = _line_token_set(low)
             if gate.isdisjoint(tokens_of_line):
                 continue   # cannot reach NEAR_MATCH without one of the signature's rarest tokens
             if _is_command(ln):
@@ -211,6 +221,8 @@ COMMAND_RE = re.compile(r"(?:^|[\s$>#])(?:python[\d.]*\s+-m\s+sglang[.\w]*|sglan
                         r"\s+(?:--?\w|\\\s*$)", re.I)
 # an `ENV=value \` line before a command written over several lines
 ENV_PREFIX_LINE_RE = re.compile(r"^\s*[a-z_][a-z0-9_]*=\S*\s+\\\s*$", re.I)
+# a flag written anywhere in a line (`served with --tool-call-parser deepseekv32: ...`)
+_FLAG_IN_LINE_RE = re.compile(r"(?<![\w-])--[a-z][\w-]*[\w]", re.I)
 _FLAG_TOKEN_RE = re.compile(r"^[\"']?--[a-z][\w-]*", re.I)
 
 
@@ -561,8 +573,11 @@ class Retriever:
         if embedding is not None and self._dense_candidates(vec, dense_unit, candidates):
             dense_norm = dense_unit / dense_top if dense_top > 0 else dense_unit
             fused = dense_norm if mode == "dense" else LEXICAL_WEIGHT * lex_norm + (1 - LEXICAL_WEIGHT) * dense_norm
-        query_identifiers = _identifiers_outside_commands(tokens, lines, line_tokens,
-                                                          analysis.environment.flags if use_trace else ())
+        # an identifier much of the KB writes (`tool_calls`, `response_format`, `github.com`) names
+        # what the paste is about, not one entry's error line: only a rare one is partial evidence
+        query_identifiers = frozenset(t for t in _identifiers_outside_commands(tokens, lines, line_tokens,
+                                                                               analysis.environment.flags if use_trace else ())
+                                      if self._idf(t) >= RARE_IDENTIFIER_IDF)
         survived = frozenset(e.masked for e in analysis.errors if e.survived) if use_trace else frozenset()
 
         hits = []
