@@ -58,10 +58,48 @@ _TITLE_TAG_RE = re.compile(r"^\s*\[[A-Za-z][A-Za-z /_-]{0,20}\]:?\s")
 # traceback's header, a warning, a blank line, an indented one (a traceback's source line, a
 # continued message: a cut lands on two spaces seldom)
 _LINE_START_RE = re.compile(r"^(?:During handling of the above|The above exception|[A-Z]\w*Warning\b:|\s*$|\s{2,}\S)")
+# the two sides of a cut inside a word or a path: a lower-case letter, digit, `_` or `/` ends the
+# line, one starts the next (a sentence that goes on in the next line starts it with a capital or a space)
+_IN_A_WORD_HEAD_RE = re.compile(r"[a-z0-9_/]$")
+_IN_A_WORD_TAIL_RE = re.compile(r"[a-z0-9_/]")
+# a line that starts with a word and a colon is one of its own (`decode:`, `sglang: 0.4.9`, NCCL's
+# `ncclSystemError: ...` after its version line), and a whole frame ends with its function's name,
+# its source line comes next (a frame cut inside its path is cut in a word)
+_LABEL_RE = re.compile(r"\S+:(?:\s|$)")
+_FRAME_RE = re.compile(r'^\s*File "[^"]+", line \d+, in [\w<>.]+$')
 
 
 def window_width(lines: list[str]) -> int | None:
     """The terminal width the lines were cut at, or None when they were not cut."""
+    width = _spiked_width(lines)
+    return width if width is not None else _wide_cut_in_a_word(lines)
+
+
+def _wide_cut_in_a_word(lines: list[str]) -> int | None:
+    """The width of a window wider than a default terminal's (a maximised one) that cut the
+    paste's longest program line once, inside a word or a path (`... failed to dispatch grou` /
+    `p_size 5`):
+    a single line of a rare length is chance unless the cut splits a word, which neither a line
+    ending nor a paragraph wrapped at words does. No line of the paste is longer, and every line
+    that long goes on in the next with a letter, digit, `_` or `/` on both sides of the cut (a line a
+    program ends and the next one starts are a sentence's end and a capital, a space, a stamp)."""
+    printed = [len(line) for line in lines if _printed(line)]
+    width = max(printed, default=0)
+    if width <= max(DEFAULT_WIDTHS) or any(len(line) > width for line in lines):
+        return None
+    cuts = [(line, following) for line, following in zip(lines, lines[1:]) if len(line) == width]
+    if not cuts:
+        return None
+    for line, following in cuts:
+        if not (_goes_on(line, following, width) and _IN_A_WORD_HEAD_RE.search(line)
+                and _IN_A_WORD_TAIL_RE.match(following) and not _LABEL_RE.match(following)
+                and not _FRAME_RE.match(line)):
+            return None
+    return width
+
+
+def _spiked_width(lines: list[str]) -> int | None:
+    """The width many lines were cut at (see the module's docstring), or None."""
     lengths = Counter(len(line) for line in lines)
     # a terminal prints no line longer than its width, but the user's sentences around the log are
     # theirs: only a longer program line speaks against a width

@@ -44,6 +44,9 @@ _MASKS = [
     (re.compile(r"\b[0-9a-f]{16,}\b"), "<hex>"),
     (re.compile(r"\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes|GB|MB)\b", re.I), "<size>"),
     (re.compile(r"\b(?:TP|DP|PP|EP|CP|rank|RANK)[ =:]?\d+\b"), lambda m: re.sub(r"\d+", "<n>", m.group(0))),
+    # a field's value below zero keeps its sign (`protected=-12` -> `protected=-<n>`): a count or a
+    # size that went negative is a bookkeeping bug of its own, not the line with a positive count
+    (re.compile(r"(?<==)-\d+(?:\.\d+)?(?![\w.])"), "-<n>"),
     (re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])"), "<n>"),
 ]
 
