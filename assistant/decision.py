@@ -53,7 +53,7 @@ from assistant.phase import phase_conflict
 from assistant.provenance import paste_origin, paste_symbol
 from assistant.release_range import OLDEST_RELEASE, ends_before, module_of, of_known_releases, release_range, scope_fits
 from assistant.quoted_paths import line_with_paths_as_placeholders, signature_paths
-from assistant.tell_apart import pointed_sibling
+from assistant.tell_apart import cleared_cause, pointed_sibling
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import code_span, mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence, tells_of_failure
@@ -756,7 +756,7 @@ def _scope_notes(meta: dict, analysis: Analysis) -> list[str]:
                     or _frames_conflict(meta, analysis) or _legacy_unshown(meta, analysis))
     return [note for note in (scope_conflict(meta, analysis), version_note, holder_conflict(meta, analysis),
                               signal_conflict(meta, analysis), upgrade_unexplained(meta, analysis),
-                              timeout_already_raised(meta, analysis)) if note]
+                              timeout_already_raised(meta, analysis), cleared_cause(meta, analysis)) if note]
 
 
 # the user's own words that the machine has no GPU at all ("a CPU-only box", "my laptop, which has no

@@ -110,6 +110,9 @@ class Entry:
     # siblings that share this entry's lines, each with the words that mean its case and not this
     # one's (`{"entry": id, "words": [...]}`; assistant.tell_apart)
     tell_apart: tuple[dict, ...] = ()
+    # words by which a user says what this entry blames is checked and fine ("cat config.json shows
+    # normal JSON"): such a paste is outside the entry (assistant.tell_apart)
+    cleared_by: tuple[str, ...] = ()
 
     @property
     def source_labels(self) -> list[str]:
@@ -126,7 +129,7 @@ class Entry:
         d["wrong_advice"] = tuple(WrongAdvice(**w) for w in d["wrong_advice"])
         d["sources"] = tuple(Source(**s) for s in d["sources"])
         for key in ("signatures", "symptoms", "keywords", "hardware", "verify", "components", "os", "gpu_arch",
-                    "verify_zh", "tell_apart"):
+                    "verify_zh", "tell_apart", "cleared_by"):
             d[key] = tuple(d.get(key) or ())
         return cls(**d)
 
@@ -267,7 +270,8 @@ def parse_entry(text: str, path: str = "") -> Entry:
     known = {"id", "title", "title_zh", "area", "signatures", "symptoms", "keywords", "versions",
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
              "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal", "raised_in", "phase",
-             "caller_needs_other_release", "gpu_arch", "verify_zh", "wrong_advice_zh", "tell_apart"}
+             "caller_needs_other_release", "gpu_arch", "verify_zh", "wrong_advice_zh", "tell_apart",
+             "cleared_by"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -314,6 +318,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
     if not isinstance(diagnosis, bool):
         raise EntryError("'diagnosis' must be true or false")
     tell_apart = _tell_apart(meta.get("tell_apart"), entry_id)
+    cleared_by = tuple(w.strip() for w in _str_list(meta.get("cleared_by"), "cleared_by") if w.strip())
     caller_needs_other_release = meta.get("caller_needs_other_release", False)
     if not isinstance(caller_needs_other_release, bool):
         raise EntryError("'caller_needs_other_release' must be true or false")
@@ -369,6 +374,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         caller_needs_other_release=caller_needs_other_release,
         gpu_arch=gpu_arch,
         tell_apart=tell_apart,
+        cleared_by=cleared_by,
         cause_zh=join_chinese(" ".join(str(meta.get("cause_zh") or "").split())),
     )
 

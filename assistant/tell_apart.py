@@ -6,6 +6,11 @@ ready; the first entry's fix (install Fabric Manager on the host) is wrong for t
 cannot tell them apart, the paste's other words can. An entry names its siblings and those words
 (`tell_apart` in its front matter); the decision (`assistant.decision`) then hands a paste that says
 one of them to the sibling, and never shows this entry's fix for it.
+
+A user may also say they checked what the entry blames and found it fine ("cat config.json shows
+normal JSON" against an entry blaming a config.json that does not parse). An entry lists those
+words (`cleared_by`); a paste that says one is outside the entry (`cleared_cause`), which is then
+a lead at most, however well its error line matches.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from functools import lru_cache
 
 from assistant.components import NEGATED_RE
 from assistant.trace import Analysis
+from assistant.wording import Sentence
 
 
 @lru_cache(maxsize=1024)
@@ -39,7 +45,30 @@ def pointed_sibling(meta: dict, analysis: Analysis) -> tuple[str, str] | None:
     text = paste_words(analysis)
     for sibling in siblings:
         for word in sibling.get("words") or ():
-            for found in _word_re(word).finditer(text):
-                if not NEGATED_RE.search(text[max(0, found.start() - 24):found.start()]):
-                    return sibling["entry"], found.group(0)
+            said = _said(word, text)
+            if said:
+                return sibling["entry"], said
+    return None
+
+
+def _said(word: str, text: str) -> str | None:
+    """The word as the text says it, unless the words right before deny it ("not a TDX guest")."""
+    for found in _word_re(word).finditer(text):
+        if not NEGATED_RE.search(text[max(0, found.start() - 24):found.start()]):
+            return found.group(0)
+    return None
+
+
+def cleared_cause(meta: dict, analysis: Analysis) -> Sentence | None:
+    """The user says what the entry blames is checked and fine (one of its `cleared_by` words)."""
+    words = meta.get("cleared_by") or ()
+    if not words:
+        return None   # nearly every entry: no need to read the paste
+    text = paste_words(analysis)
+    for word in words:
+        said = _said(word, text)
+        if said:
+            return Sentence(f"You say \"{said}\": that is what this entry blames, already checked and found fine, "
+                            "so its fix is not yours.",
+                            f"你说“{said}”：这正是这个条目归咎的地方，你已经检查过且没有问题，所以它的修复方法不适用。")
     return None
