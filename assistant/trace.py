@@ -188,6 +188,8 @@ class Analysis:
     # the paste ends inside a traceback, before the exception line that says what failed
     traceback_cut: bool = False
     title_line: int = 0   # the line number of a tagged report title (`[Bug] ...`), 0 for none
+    # masked errors the paste shows only inside the user's sentences ("fails with `RuntimeError: ...`")
+    user_quotes: frozenset = frozenset()
 
     def from_title(self, error: ErrorLine) -> bool:
         """The error line is only the report's title: the user's summary, which names the error in
@@ -234,10 +236,32 @@ class Analysis:
         of a program."""
         told = [e for e in self.errors if not tells_of_failure(e) and e.kind != "warning"]
         logged = next((e for e in told if not self.from_title(e)), None)
+        if logged is not None and told[0] is not logged and self._retells_title(logged, told[0]):
+            # the title quotes the program's exception line; a sentence below that names the same
+            # exception again is the user's retelling of it, not a line of the program's
+            return told[0]
+        if logged is not None and logged.kind == "fatal" and looks_like_sentence(logged.text) \
+                and logged.masked not in self.stamped_errors:
+            quoted = _quoted_errors(logged.text)
+            if quoted:
+                # the user's sentence quotes the program's line ("Dies at startup with "Capture cuda
+                # graph failed: CUDA out of memory"", "fails with `RuntimeError: HIP error: ...`"):
+                # the quote, not the sentence around it, is the error to show
+                text, kind = quoted[0]
+                return ErrorLine(text, mask(text), logged.line_no, logged.count, kind, logged.survived)
         if logged is not None or not told:
             return logged
         # the title is all there is: an exception it names is the error, its own words are not
         return told[0] if told[0].kind == "exception" else None
+
+    def _retells_title(self, error: ErrorLine, title: ErrorLine) -> bool:
+        """`title` is the report's title naming an exception, and `error` only the user's words naming
+        that exception again: a quote in their sentence, or the sentence itself."""
+        if not self.from_title(title) or title.kind != "exception":
+            return False
+        name = re.match(r"(?:[A-Za-z_]\w*\.)*(\w+)", title.text)
+        user_words = error.masked in self.user_quotes or (error.kind == "fatal" and looks_like_sentence(error.text))
+        return bool(name) and user_words and re.search(rf"\b{re.escape(name.group(1))}\b", error.text) is not None
 
     @property
     def stopping_errors(self) -> tuple[ErrorLine, ...]:
@@ -450,6 +474,7 @@ class _State:
     # `RuntimeError:` with its message on the indented lines below (multiprocessing's bootstrapping
     # error): the header and the message lines read so far
     open_message: tuple[str, list[str]] | None = None
+    user_quotes: set[str] = field(default_factory=set)   # masked errors only quoted in the user's sentences
 
 
 def _job_status(text: str, st: _State) -> bool:
@@ -609,7 +634,7 @@ def _feed(raw: str, st: _State) -> None:
             if len(st.templates) < MAX_TEMPLATES:
                 _remember(st, mask(text), text)
         for error in QUOTED_EXCEPTION_RE.findall(text) if "Error" in text or "Exception" in text else ():
-            _add_error(st, error.rstrip(" .,;"), "exception")   # "I am getting `ValueError: ...`"
+            _add_user_quote(st, error.rstrip(" .,;"), "exception")   # "I am getting `ValueError: ...`"
         return
     masked = _masked(text, st, text_shape)
     if masked in st.templates:
@@ -738,6 +763,16 @@ def _feed(raw: str, st: _State) -> None:
         kind = "consequence"
     if end and LOGGER_STAMP_RE.search(line[:end]):
         st.stamped.add(masked or mask(text))
+    st.user_quotes.discard(masked or mask(text))   # the program printed it too
+    _add_error(st, text, kind, masked)
+
+
+def _add_user_quote(st: _State, text: str, kind: str) -> None:
+    """An error line the user quotes in a sentence: an error like any, remembered as only theirs
+    unless the program's own lines show it too."""
+    masked = mask(text)
+    if masked not in st.errors:
+        st.user_quotes.add(masked)
     _add_error(st, text, kind, masked)
 
 
@@ -979,7 +1014,7 @@ _INTRO_TAIL_RE = re.compile(r"\b(?:fail(?:s|ed)?|errors?(?: out)?|errored(?: out
 
 # the end of a sentence that names the output below it ("I get the following error", "the server
 # prints this message", "报错如下"); with a bare colon, the end of any sentence that hands over to it
-_LEAD_IN_RE = re.compile(r"(?:\b(?:following|this|these|same)\s+(?:[\w-]+\s+)?(?:errors?|exceptions?|tracebacks?|"
+_LEAD_IN_RE = re.compile(r"(?:\b(?:following|this|these|same|below)\s+(?:[\w-]+\s+)?(?:errors?|exceptions?|tracebacks?|"
                          r"logs?|output|messages?|stack ?traces?)|\b(?:as follows|below)|如下)\s*[:：.,。，]?$", re.I)
 _ANNOUNCES_RE = re.compile(rf"[:：]\s*$|{_LEAD_IN_RE.pattern}", re.I)
 
@@ -1170,6 +1205,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         chain_lines=tuple(st.chain_lines),
         traceback_cut=st.in_traceback and bool(st.tb_frames),
         title_line=st.title_line,
+        user_quotes=frozenset(st.user_quotes),
     )
 
 
@@ -1190,6 +1226,24 @@ def _assert_as_error(st: _State) -> None:
 
 
 _QUOTED_RE = re.compile(r"[`\"\u201c]([^`\"\u201d]{8,})[`\"\u201d]")
+
+
+def _quoted_errors(sentence: str) -> list[tuple[str, str]]:
+    """The error lines a sentence quotes in quote marks or backticks, with their kind: an exception
+    with its class (`RuntimeError: HIP error: invalid device function`), or a span that reads as a
+    program's error line rather than more of the user's words (`"Capture cuda graph failed: CUDA out
+    of memory"`). Words after an exception without quote marks ("secondary errors like RuntimeError:
+    ...") may be the user's summary, and stay in their sentence."""
+    found = []
+    for span in _QUOTED_RE.findall(sentence):
+        span = span.strip(" .,;")
+        kind = _classify(span)
+        if ": " not in span:
+            continue   # a bare class name (`AssertionError`) says less than the lines around it
+        if kind == "exception" and EXCEPTION_RE.match(span) or \
+                kind == "fatal" and not tells_of_failure(ErrorLine(span, "", 0, 1, kind)):
+            found.append((span, kind))
+    return found
 
 
 def _unnamed_exception(text: str) -> bool:
