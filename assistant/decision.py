@@ -353,6 +353,8 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     top = hits[0]
     evidence_level = _evidence(hits, tokens, index, idf, analysis)
     confidence, strong = _strength(top, evidence_level)
+    # (not a traceback cut before its error line: its file and function names would count as words
+    # the report restates, and the bars were set on reports in prose)
     restated = (analysis is not None and top.kind == "entry" and top.signature < SIGNATURE_OK
                 and not _has_log(analysis)
                 and evidence_level >= RESTATED_EVIDENCE_OK and _margin(hits, analysis) >= RESTATED_MARGIN_OK
@@ -434,7 +436,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
             # error the entry does not explain and words that do not agree: no plausible lead
             related = False
         elif (not strong and top.meta.get("signatures") and top.signature == 0
-              and _has_log(analysis) and _root_unexplained(top, analysis)):
+              and not _told_in_words(top, analysis) and _root_unexplained(top, analysis)):
             # words alone, beside an error line the entry does not explain and with none of its
             # own lines in the log: it reads like the paste, it is not about it
             related = False
@@ -655,7 +657,8 @@ def _against(top, analysis: Analysis) -> _Against:
         # too: with none of the entry's own lines beside it, words alone would carry the answer
         pasted = [e.text for e in analysis.errors if e.kind in ROOT_KINDS]
         generic_only = bool(pasted) and all(is_generic(text) for text in pasted)
-        if top.signature < SIGNATURE_OK and top.meta.get("signatures") and (_has_log(analysis) or generic_only):
+        if (top.signature < SIGNATURE_OK and top.meta.get("signatures")
+                and (not _told_in_words(top, analysis) or generic_only)):
             seen = _matched_signatures(top)
             yours = (_evidence_for(top, seen[0]) or seen[0]) if seen else ""
             root = root_error(analysis)
@@ -1060,8 +1063,9 @@ def _account_quotes_root(meta: dict, analysis: Analysis) -> bool:
 
 
 def _words_alone(top, analysis: Analysis) -> bool:
-    """The paste is words, not log, and none of the entry's own lines is in it."""
-    return top.signature < SIGNATURE_OK and bool(top.meta.get("signatures")) and not _has_log(analysis)
+    """Only the user's words say which failure it is (`_told_in_words`), and none of the entry's
+    own lines is in them."""
+    return top.signature < SIGNATURE_OK and bool(top.meta.get("signatures")) and _told_in_words(top, analysis)
 
 
 def _has_log(analysis: Analysis) -> bool:
@@ -1071,6 +1075,27 @@ def _has_log(analysis: Analysis) -> bool:
                 or analysis.log_lines >= LOG_LINES_OK
                 or any(GLUED_FRAME_RE.search(line) for line in analysis.masked_lines[:400]))
 
+
+def _told_in_words(top, analysis: Analysis) -> bool:
+    """Only the user's words say which failure it is: the paste holds no log, or its traceback is
+    cut off before the error line (`_cut_before_its_error`) and the entry was drawn by those words,
+    not by a frame (a frame says where it failed, and many failures pass through it). The entry's
+    own lines are then missing because they were cut, not because the run did not print them."""
+    if not _has_log(analysis):
+        return True
+    return _cut_before_its_error(analysis) and not any(_is_frame(line, analysis) for line in top.evidence)
+
+
+def _cut_before_its_error(analysis: Analysis) -> bool:
+    """The paste stops inside a traceback — on a frame, its source line or an elision (`...`) —
+    and no line a program printed says what failed: its only error lines are the user's own (a
+    title, a sentence)."""
+    if not analysis.traceback_cut or not analysis.masked_lines:
+        return False
+    if any(e.kind in ROOT_KINDS and not told_by_user(analysis, e) for e in analysis.errors):
+        return False
+    last = analysis.masked_lines[-1]
+    return not last.strip(" .\u2026") or _is_frame(analysis.original(last), analysis)
 
 
 # a traceback frame inside a longer line (ray / multiprocessing prefixes glue several together)
