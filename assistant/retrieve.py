@@ -161,6 +161,14 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
             scores.append(weight)
             evidence.update((ln, weight) for ln in hits[:2])
             continue
+        message = message_without_class(msig)
+        hits = [ln for ln in lines if _quotes_without_class(ln.lower(), message)] \
+            if message and message in joined else []
+        if hits:
+            weight = max(weights.get(ln.lower(), OTHER_LINE_WEIGHT) * CLASSLESS_WEIGHT for ln in hits)
+            scores.append(weight)
+            evidence.update((ln, weight) for ln in hits[:2])
+            continue
         if not sig_tokens or len(sig_tokens) < 4:
             continue
         idf = idf or (lambda token: 1.0)
@@ -215,6 +223,37 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
 
 
 NEAR_MATCH = 0.8   # share of a signature's token weight a line must hold to nearly match it
+# a user who copies an error's message often leaves its class behind (`AutoImageProcessor.register()
+# got multiple values for argument 'exist_ok'` for the TypeError it ends): a specific message is
+# still that error, a little less surely than the whole line
+CLASSLESS_WEIGHT = 0.9
+CLASSLESS_MIN_CHARS = 24
+_CLASS_HEAD_RE = re.compile(r"^(?:[a-z_]\w*\.)*[a-z]\w*(?:error|exception):\s+")
+# the line names some class right before the message: another exception, not a copy without one
+_CLASS_BEFORE_RE = re.compile(r"(?:error|exception|exit|interrupt|failure|fault|timeout|warning)\)?\s*:\s*$")
+
+
+@lru_cache(maxsize=8192)
+def message_without_class(masked_sig: str) -> str | None:
+    """The message of a masked `SomeError: message` signature when it is specific enough to stand
+    for the error alone: long, several words, not one of the generic failure phrases every crash
+    prints (`CUDA error: an illegal memory access was encountered`)."""
+    head = _CLASS_HEAD_RE.match(masked_sig)
+    if not head:
+        return None
+    message = masked_sig[head.end():].strip()
+    core = _strip_placeholders(message).strip()
+    if len(core) < CLASSLESS_MIN_CHARS or len(tokenize(core)) < 4 or is_generic(message):
+        return None
+    return message
+
+
+def _quotes_without_class(low_line: str, message: str) -> bool:
+    """The line holds the message with no exception class written right before it."""
+    at = low_line.find(message)
+    return at >= 0 and not _CLASS_BEFORE_RE.search(low_line, 0, at)
+
+
 # a command that starts SGLang: `--disable-cuda-graph` holds every word of the hint line
 # "disable cuda graph by --disable-cuda-graph" that SGLang prints under a capture failure
 COMMAND_RE = re.compile(r"(?:^|[\s$>#])(?:python[\d.]*\s+-m\s+sglang[.\w]*|sglang\s+serve|[\w/.-]*launch_server(?:\.py)?)"
@@ -431,6 +470,9 @@ class Retriever:
                     msig, _ = masked_signature(sig)
                     if len(_strip_placeholders(msig).strip()) >= 12:
                         table.append((msig, _gate_word(msig), row))
+                    message = message_without_class(msig)
+                    if message:   # the message copied without its class (see CLASSLESS_WEIGHT)
+                        table.append((message, _gate_word(message), row))
             self._exact_table = table
         return self._exact_table
 
