@@ -63,8 +63,10 @@ def mask(line: str) -> str:
 
 
 _WORD_RE = re.compile(
-    r"--?[A-Za-z0-9][\w-]*"                      # CLI flags stay whole
-    r"|[A-Za-z_]\w*(?:[.:][A-Za-z0-9_]+)*"       # identifiers, dotted names, file names
+    r"--?[A-Za-z0-9](?:(?![\u3400-\u9fff\uf900-\ufaff])[\w-])*"   # CLI flags stay whole
+    # identifiers, dotted names, file names; a Chinese run glued to one (`sglang时报错flashinfer版本太低`)
+    # is words of its own, not part of the identifier
+    r"|[A-Za-z_](?:(?![\u3400-\u9fff\uf900-\ufaff])\w)*(?:[.:][A-Za-z0-9_]+)*"
     r"|[\u3400-\u9fff\uf900-\ufaff]+"             # runs of CJK characters
 )
 _SPLIT_RE = re.compile(r"[._:\-]+")
