@@ -259,6 +259,10 @@ class Analysis:
         that exception again: a quote in their sentence, or the sentence itself."""
         if not self.from_title(title) or title.kind != "exception":
             return False
+        if error.kind == "exception" and title.masked.startswith(error.masked.rstrip(" .")):
+            # the user quotes the title's exception whole, without the words the title runs on
+            # with ("KeyError: 'rope_scaling' on startup of my finetune"): the quote is the line
+            return False
         name = re.match(r"(?:[A-Za-z_]\w*\.)*(\w+)", title.text)
         user_words = error.masked in self.user_quotes or (error.kind == "fatal" and looks_like_sentence(error.text))
         return bool(name) and user_words and re.search(rf"\b{re.escape(name.group(1))}\b", error.text) is not None
