@@ -229,8 +229,11 @@ NEAR_MATCH = 0.8   # share of a signature's token weight a line must hold to nea
 CLASSLESS_WEIGHT = 0.9
 CLASSLESS_MIN_CHARS = 24
 _CLASS_HEAD_RE = re.compile(r"^(?:[a-z_]\w*\.)*[a-z]\w*(?:error|exception):\s+")
-# the line names some class right before the message: another exception, not a copy without one
-_CLASS_BEFORE_RE = re.compile(r"(?:error|exception|exit|interrupt|failure|fault|timeout|warning)\)?\s*:\s*$")
+# the line names some class right before the message: another exception, not a copy without one; a
+# CUDA kernel's `Assertion `<condition>` failed` (a device-side assert) is another error too, though
+# its condition reads like the RuntimeError's message (`probability tensor contains either ...`)
+_CLASS_BEFORE_RE = re.compile(r"(?:error|exception|exit|interrupt|failure|fault|timeout|warning)\)?\s*:\s*$"
+                              r"|\bassertion\s*[`'\"]?\s*$")
 
 
 @lru_cache(maxsize=8192)
@@ -426,7 +429,7 @@ class Retriever:
         self._groups: list[np.ndarray] | None = None
         self._curated: tuple[np.ndarray, np.ndarray] | None = None
         self._worker: ThreadPoolExecutor | None = None
-        self._exact_table: list[tuple[str, str | None, int]] | None = None
+        self._exact_table: list[tuple[str, str | None, int, bool]] | None = None
         self._declaring: list[int] | None = None
         self._upgrade_triage: tuple[int, ...] | None = None
         self._named: NamedIdentifiers | None = None
@@ -457,10 +460,12 @@ class Retriever:
             self._curated = (np.asarray(curated_chunks, dtype=np.int64), vectors)
         return self._groups
 
-    def _exact_signature_table(self) -> list[tuple[str, str | None, int]]:
-        """Every entry's and document's masked signature with the word that gates it and its unit
-        row: a unit whose error line the log holds word for word is a candidate however the fused
-        scores rank it (a short install error drowned in pip output is still that error)."""
+    def _exact_signature_table(self) -> list[tuple[str, str | None, int, bool]]:
+        """Every entry's and document's masked signature with the word that gates it, its unit row
+        and whether it is a message without its class (`message_without_class`): a unit whose error
+        line the log holds word for word is a candidate however the fused scores rank it (a short
+        install error drowned in pip output is still that error); a message without its class only
+        where no other class is written right before it."""
         if self._exact_table is None:
             table = []
             for row, unit in enumerate(self.index.units):
@@ -469,18 +474,19 @@ class Retriever:
                 for sig in unit.meta.get("signatures") or ():
                     msig, _ = masked_signature(sig)
                     if len(_strip_placeholders(msig).strip()) >= 12:
-                        table.append((msig, _gate_word(msig), row))
+                        table.append((msig, _gate_word(msig), row, False))
                     message = message_without_class(msig)
                     if message:   # the message copied without its class (see CLASSLESS_WEIGHT)
-                        table.append((message, _gate_word(message), row))
+                        table.append((message, _gate_word(message), row, True))
             self._exact_table = table
         return self._exact_table
 
     def _exact_signature_units(self, joined: str) -> list[int]:
         """Rows of the units with a signature that occurs in the masked log as it is."""
         words = frozenset(_WORD_RE.findall(joined))
-        return sorted({row for msig, gate, row in self._exact_signature_table()
-                       if (gate is None or gate in words) and msig in joined})
+        return sorted({row for msig, gate, row, classless in self._exact_signature_table()
+                       if (gate is None or gate in words) and msig in joined
+                       and (not classless or _quotes_without_class(joined, msig))})
 
     def _upgrade_regression_units(self) -> tuple[int, ...]:
         """Rows of the triage entries for a failure that follows an upgrade."""
