@@ -110,13 +110,15 @@ def _release_notes_below(analysis: Analysis) -> list[str]:
     root = analysis.root_line
     if root is None:
         return []
+    notes = [line for line in analysis.plain_lines
+             if line not in analysis.logged_lines and VERSION_RE.search(line) and looks_like_sentence(line)]
+    if not notes:
+        return []   # nearly every paste: no need to place every line of a long log
     order = {line: i for i, line in enumerate(analysis.masked_lines)}
     at = order.get(root.masked)
     if at is None:
         return []
-    return [line for line in analysis.plain_lines
-            if line not in analysis.logged_lines and VERSION_RE.search(line) and looks_like_sentence(line)
-            and order.get(mask(line), -1) > at]
+    return [line for line in notes if order.get(mask(line), -1) > at]
 
 
 def _failure_shown(analysis: Analysis, words: str) -> bool:
