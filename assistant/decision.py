@@ -35,6 +35,7 @@ from assistant.commands import FLAG_RE
 from assistant.components import BY_NAME, components_denied, components_in, conflicts, families, specific
 from assistant.entry_account import account_quotes
 from assistant.environment import HARDWARE_HINTS, gpu_vendor, named_programs, program_names
+from assistant.exception_line import without_class
 from assistant.exit_signal import signal_agrees, signal_conflict
 from assistant.generic_lines import DISABLE_STEP_RE, SOLUTION_STEP_RE, is_generic, specific_words
 from assistant.gpu_arch import arch_conflict
@@ -323,14 +324,11 @@ def _described_failure_lead(hits, tokens, index: Index, analysis: Analysis, idf)
     return replace(alt, outcome=LEAD, confidence=min(alt.confidence, 0.59), reasons=(reason,), described=True)
 
 
-EXCEPTION_CLASS_RE = re.compile(r"^[\w.]*(?:error|exception):\s*")
-
-
 def _says_after(top, hit) -> bool:
     """On a line the top matched with a relay's words, the hit matched a specific line of its own
     in what follows them (the reason after `Failed to load LoRA adapter sql:`)."""
     # the relay quotes the reason without its exception class (`... adapter sql: Cannot find ...`)
-    own = [EXCEPTION_CLASS_RE.sub("", masked_signature(sig)[0]) for sig in specific_signatures(hit)]
+    own = [without_class(masked_signature(sig)[0]) for sig in specific_signatures(hit)]
     return any(sig and sig in rest for _, rest in _after_matched_headers(top) for sig in own)
 
 

@@ -21,20 +21,19 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from assistant.exception_line import without_class_chain
 from assistant.text import mask, tokenize
 from assistant.trace import analyze_lines
 
 # a code span or a double-quoted string of the entry's sentences
 QUOTE_RE = re.compile(r"`([^`\n]{12,})`|\"([^\"\n]{12,})\"")
-# the exception class (or a chain of them) before the message: `ValueError:`, `torch.OutOfMemoryError:`
-EXCEPTION_PREFIX_RE = re.compile(r"^(?:[\w.]*(?:error|exception)\s*:\s*)+")
 # a message shorter than this names too little to be one failure's (`Killed`, `Segmentation fault`)
 MESSAGE_TOKENS = 4
 
 
 def message(line: str) -> str:
     """The error's message: masked, lower-cased, without its exception class or closing stop."""
-    return EXCEPTION_PREFIX_RE.sub("", mask(line).lower()).strip(" .")
+    return without_class_chain(mask(line).lower()).strip(" .")
 
 
 @lru_cache(maxsize=4096)

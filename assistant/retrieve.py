@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from assistant.decision import FIX, SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, scope_conflict
+from assistant.exception_line import named_class_head
 from assistant.failure_kind import about_upgrade_regression
 from assistant.generic_lines import is_generic
 from assistant.glossary import english_terms
@@ -228,7 +229,6 @@ NEAR_MATCH = 0.8   # share of a signature's token weight a line must hold to nea
 # still that error, a little less surely than the whole line
 CLASSLESS_WEIGHT = 0.9
 CLASSLESS_MIN_CHARS = 24
-_CLASS_HEAD_RE = re.compile(r"^(?:[a-z_]\w*\.)*[a-z]\w*(?:error|exception):\s+")
 # the line names some class right before the message: another exception, not a copy without one; a
 # CUDA kernel's `Assertion `<condition>` failed` (a device-side assert) is another error too, though
 # its condition reads like the RuntimeError's message (`probability tensor contains either ...`)
@@ -241,7 +241,7 @@ def message_without_class(masked_sig: str) -> str | None:
     """The message of a masked `SomeError: message` signature when it is specific enough to stand
     for the error alone: long, several words, not one of the generic failure phrases every crash
     prints (`CUDA error: an illegal memory access was encountered`)."""
-    head = _CLASS_HEAD_RE.match(masked_sig)
+    head = named_class_head(masked_sig)
     if not head:
         return None
     message = masked_sig[head.end():].strip()
