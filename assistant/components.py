@@ -130,12 +130,6 @@ def named_in_order(text: str) -> list[str]:
     return [name for _, name in sorted(found)]
 
 
-# the words right before a mention that say the user's setup is not it ("not a TDX guest",
-# "不是机密计算"; `assistant.tell_apart` reads them; mentions of components read `assistant.negation`)
-NEGATED_RE = re.compile(r"(?:\b(?:no|not(?: using| with| enabled| on)?|without|w/o|disabled?|disabling|turned off|"
-                        r"never)\s+(?:an?\s+|the\s+|any\s+)?|(?:没有|未|不|无|非|关闭|禁用)(?:使用|开启|启用|用|是)?\s*)$", re.I)
-
-
 def specific(names) -> frozenset[str]:
     return frozenset(n for n in names if BY_NAME[n].specific)
 

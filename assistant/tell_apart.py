@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from assistant.components import NEGATED_RE
+from assistant.negation import BEFORE_RE as NEGATED_BEFORE_RE
 from assistant.trace import Analysis
 from assistant.wording import Sentence
 
@@ -54,7 +54,7 @@ def pointed_sibling(meta: dict, analysis: Analysis) -> tuple[str, str] | None:
 def _said(word: str, text: str) -> str | None:
     """The word as the text says it, unless the words right before deny it ("not a TDX guest")."""
     for found in _word_re(word).finditer(text):
-        if not NEGATED_RE.search(text[max(0, found.start() - 24):found.start()]):
+        if not NEGATED_BEFORE_RE.search(text[max(0, found.start() - 24):found.start()]):
             return found.group(0)
     return None
 
