@@ -33,6 +33,13 @@ SHORT_PASTE = 30         # a paste this short is all context; a longer log is tr
 MAX_SHAPES = 20000       # line shapes whose masked form is memoised (see _masked)
 PROGRESS_EVERY = 100_000  # lines between two progress callbacks
 
+# the notes PyTorch prints under every CUDA error it raises, whichever it is (a device-side assert,
+# an illegal memory access, a launch failure): they name no failure, so retrieval does not read
+# them; their words drew the illegal-access entry, which lists them, to every device-side assert
+TORCH_CUDA_NOTE_RE = re.compile(r"\s*(?:CUDA kernel errors might be asynchronously reported at some other API call|"
+                                r"For debugging consider passing CUDA_LAUNCH_BLOCKING=1|"
+                                r"Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions)")
+
 EXCEPTION_RE = re.compile(
     # `raise Exception("...")` (80 sites in SGLang 0.5.23) prints a bare "Exception: ..."
     r"^(?:(?:[A-Za-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed|Failure|Fault|Timeout)|Exception)\b"
@@ -277,9 +284,10 @@ class Analysis:
         """What retrieval sees: the question, the key error lines, the failing frames; the
         distinct lines of the paste when nothing in it looks like an error."""
         parts = [self.question] if self.question else []
-        parts += [in_c_locale(e.text) for e in self.errors[:max_errors]]
+        parts += [in_c_locale(e.text) for e in self.errors[:max_errors] if not TORCH_CUDA_NOTE_RE.match(e.text)]
         if not self.errors or self.total_lines <= SHORT_PASTE:
-            parts += list(self.plain_lines)  # in a short paste every line is context
+            # in a short paste every line is context
+            parts += [line for line in self.plain_lines if not TORCH_CUDA_NOTE_RE.match(line)]
         flags = [f.split()[0] for f in self.environment.flags if f.split()[0] not in ("--model-path", "--model")]
         if flags:
             parts.append(" ".join(dict.fromkeys(flags)))
