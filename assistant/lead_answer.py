@@ -37,6 +37,7 @@ from assistant.ruled_out import ruled_out_components
 from assistant.started_after_warning import asked_kinds, started_after_warnings
 from assistant.step_versions import step_version_ok
 from assistant.symbols import named_runtime_class
+from assistant.tell_apart import cleared_cause
 from assistant.thread_dump import is_thread_dump_tail
 from assistant.text import CHINESE_CHAR_RE, STOPWORDS, mask, tokenize
 from assistant.trace import Analysis, looks_like_sentence, tells_of_failure
@@ -393,7 +394,13 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         words = " ".join((analysis.question, *told, *sentences))
         said = [c for c in named_in_order(words) if c not in components]
         components = said[:NAMED_COMPONENTS] + components
-    known = dict(reasons=[in_language(reason, language) for reason in decision.reasons], question=decision.question,
+    reasons = list(decision.reasons)
+    cleared = cleared_cause(matches[0].meta, analysis) if matches and matches[0].kind == "entry" else None
+    if cleared is not None and cleared not in reasons:
+        # the decision may reach this entry by way of another (`tell_apart` hands a paste to it) and
+        # then says only why it was handed on; the user's own words that cleared it say why it is no fix
+        reasons.append(cleared)
+    known = dict(reasons=[in_language(reason, language) for reason in reasons], question=decision.question,
                  failing_components=arises, failing_module=module,
                  failing_function=function,
                  named_class=named)
