@@ -93,6 +93,9 @@ OTHER_SOFTWARE_RE = re.compile(
     r"\bjax\b|\bcelery\b|\bdjango\b|\bpostgres|\bmysql\b|\bnginx\b|CrashLoopBackOff|ImagePullBackOff|"
     r"\bredis\b|\bkafka\b|MPS backend|\bdiffusers\b|ComfyUI|Trainer\b|trainer\.train|accelerate launch|"
     r"DistributedDataParallel|\bFSDP\b|pytorch_lightning|lightning\.|loss\.backward|optimizer\.step|"
+    # a training script named as what failed (`sft_train.py`, `train_ddp.py`, `finetune.py`): the
+    # program is the user's training job (not `pretrained.py`: the word must stand alone in the name)
+    r"(?<![\w.-])(?:\w+_)?(?:train|finetune|sft)(?:_\w+)?\.py\b|"
     + ACTIVITY_WORDS + "|" + MINI_SGLANG,
     re.I)
 ACTIVITY_WORD_RE = re.compile(ACTIVITY_WORDS, re.I)
@@ -167,6 +170,7 @@ OTHER_SOFTWARE_KEYS = (
     "rustc", "keras", "tensorflow", "jax", "celery", "django", "postgres", "mysql", "nginx",
     "backoff", "redis", "kafka", "mps backend", "diffusers", "comfyui", "trainer", "accelerate launch",
     "distributeddataparallel", "fsdp", "lightning", "loss.backward", "optimizer.step", "training ",
+    "train", "finetune", "sft",
     "fine", "minisgl", "mini-sglang", "mini_sglang", "mini sglang",
 )
 SGLANG_HINT_KEYS = ("sgl", "launch_server", "/srt/", "tp", "scheduler", "dataparallelcontroller", "detokenizer")
