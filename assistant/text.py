@@ -26,10 +26,6 @@ def _command_or_paths(quoted_list: str) -> bool:
     return bool(_COMMAND_ITEM_RE.search(quoted_list))
 
 
-# a bracketed shape of one-letter sizes and numbers, at least one of them a letter
-_SYMBOLIC_SHAPE_RE = re.compile(r"\[(?=[^\]]*\b[A-Z]\b)\s*(?:\d+|[A-Z])(?:\s*,\s*(?:\d+|[A-Z]))+\s*\]")
-_SHAPE_LETTER_RE = re.compile(r"\b[A-Z]\b")
-
 _MASKS = [
     # order matters: the specific shapes before the generic number
     (re.compile(r"\x1b\[[0-9;]*m"), ""),  # ANSI colours
@@ -51,9 +47,6 @@ _MASKS = [
     # a field's value below zero keeps its sign (`protected=-12` -> `protected=-<n>`): a count or a
     # size that went negative is a bookkeeping bug of its own, not the line with a positive count
     (re.compile(r"(?<==)-\d+(?:\.\d+)?(?![\w.])"), "-<n>"),
-    # a tensor shape a person wrote with symbolic sizes (`[1, H, W]`, `[B, 3, H, W]`) stands for
-    # the numbers the log printed there (`[1, 640, 384]`): its one-letter sizes mask as numbers do
-    (_SYMBOLIC_SHAPE_RE, lambda m: _SHAPE_LETTER_RE.sub("<n>", m.group(0))),
     (re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])"), "<n>"),
 ]
 
