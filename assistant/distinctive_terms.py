@@ -5,7 +5,9 @@ A report told in words shows none of an entry's error lines; what says it is abo
 not only its topic is that it repeats words only a few entries use: a flag (`--eplb-rebalance-
 num-iterations`), a field (`logit_bias`, `uniqueItems`), a product or platform (`TDX`, `EPYC`),
 an observable named the entry's way (`rebalance`, `lookahead`). Words every entry of an area uses
-("streaming", "garbled", "crash") say the topic only.
+("streaming", "garbled", "crash") say the topic only, and so do words of the title alone: the title
+names the entry's area (`--enable-eplb`, `reasoning_effort`); a report of its case also says
+something only a symptom of it says (`--eplb-rebalance-num-iterations`, `uniqueItems`, `TDX guest`).
 """
 
 from __future__ import annotations
@@ -34,17 +36,19 @@ def entries_using(index: Index) -> Counter:
     return counts
 
 
-def account_words(meta_title: str, symptoms) -> frozenset[str]:
-    """The words of an entry's title and symptoms, masked as its lines are matched."""
+def _words(lines) -> frozenset[str]:
+    """The words of lines, masked as an entry's lines are matched."""
     words: set[str] = set()
-    for line in (meta_title or "", *(symptoms or ())):
+    for line in lines:
         words |= masked_signature(line)[1]
     return frozenset(words)
 
 
 def repeated_distinctive_words(hit, tokens, index: Index) -> frozenset[str]:
-    """The user's words that are words of the hit's own account and that at most FEW_ENTRIES
-    entries use."""
+    """The user's words that are words of the hit's own account (title, symptoms) and that at most
+    FEW_ENTRIES entries use; none when all of them are words of the title alone (its area)."""
     counts = entries_using(index)
-    shared = account_words(hit.title, hit.meta.get("symptoms")) & set(tokens)
-    return frozenset(word for word in shared if counts[word] <= FEW_ENTRIES)
+    title = _words([hit.title or ""])
+    shared = (title | _words(hit.meta.get("symptoms") or ())) & set(tokens)
+    distinctive = frozenset(word for word in shared if counts[word] <= FEW_ENTRIES)
+    return distinctive if distinctive - title else frozenset()
