@@ -365,6 +365,8 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     question = analysis is not None and is_question(
         " ".join((analysis.question, *analysis.plain_lines)),
         any(e.kind in ROOT_KINDS for e in analysis.errors) or _has_log(analysis))
+    # a question that holds the entry's own error line ("why must dp_size be 1 for update weights from distributed?") reports it
+    question = question and not (top.kind == "entry" and top.signature >= SIGNATURE_OK and specific_signatures(top))
     # an entry about native Windows or macOS on a paste that installs or runs SGLang there: that
     # system is the cause whatever else failed, since the server runs on Linux only
     home = (home_platform_entry(top.meta, analysis)
