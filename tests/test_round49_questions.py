@@ -56,3 +56,26 @@ def test_a_how_to_question_on_the_same_topic_still_gets_no_fix(assistant):
                                     "with --dp-size 2?"])
     assert retrieval.decision.question
     assert retrieval.outcome != "fix"
+
+
+@pytest.mark.slow
+def test_a_question_that_quotes_an_entrys_error_line_gets_its_fix(assistant):
+    # the line sits inside the question's own sentence, in quote marks: no signature match sees it
+    retrieval = assistant.retrieve(["Why does sglang say 'dp_size must be 1 or dp attention must be enabled for "
+                                    "update weights from distributed' when verl syncs weights?"])
+    assert not retrieval.decision.question
+    assert retrieval.outcome == "fix"
+    assert retrieval.hits[0].unit_id == "rl-weight-update-dp-size-replicas-rejected"
+
+
+def test_only_a_quoted_specific_line_of_the_entry_counts():
+    from assistant.quoted_line import quotes_entry_line
+
+    meta = {"signatures": ["dp_size must be 1 or dp attention must be enabled for update weights from distributed",
+                           "RuntimeError: CUDA error: out of memory"]}
+    assert quotes_entry_line(meta, "Why does it say `dp_size must be 1 or dp attention must be enabled for update "
+                                   "weights from distributed`?")
+    # unquoted words, a short phrase, and a line many failures print name no entry
+    assert not quotes_entry_line(meta, "Why must dp_size be 1 for update weights from distributed?")
+    assert not quotes_entry_line(meta, "What does 'dp_size must be' mean?")
+    assert not quotes_entry_line(meta, "Why do I get 'RuntimeError: CUDA error: out of memory' with --tp 2?")
