@@ -367,7 +367,8 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         " ".join((analysis.question, *analysis.plain_lines)),
         any(e.kind in ROOT_KINDS for e in analysis.errors) or _has_log(analysis))
     # a question that holds the entry's own error line, matched or quoted ("why does sglang say 'dp_size must be 1 ...'?"), reports it
-    question = question and not (top.kind == "entry" and (top.signature >= SIGNATURE_OK and specific_signatures(top) or quotes_entry_line(top.meta, " ".join((analysis.question, *analysis.plain_lines)))))
+    question = question and not (top.kind == "entry" and (top.signature >= SIGNATURE_OK and specific_signatures(top)
+                                                          or quotes_entry_line(top.meta, analysis.question + " " + " ".join(analysis.plain_lines))))
     # an entry about native Windows or macOS on a paste that installs or runs SGLang there: that
     # system is the cause whatever else failed, since the server runs on Linux only
     home = (home_platform_entry(top.meta, analysis)
