@@ -44,6 +44,7 @@ from assistant.host_platform import home_platform_entry, platform_conflict
 from assistant.index import Index
 from assistant.failure_kind import about_upgrade_regression, entry_kinds, kind_conflict, kinds_in, kinds_zh
 from assistant.intent import is_question
+from assistant.quoted_line import quotes_entry_line
 from assistant.dependency_upgrade import upgrade_unexplained
 from assistant.distinctive_terms import repeated_distinctive_words
 from assistant.model_family import families_in, subject_family, title_subject
@@ -377,6 +378,9 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     question = analysis is not None and is_question(
         " ".join((analysis.question, *analysis.plain_lines)),
         any(e.kind in ROOT_KINDS for e in analysis.errors) or _has_log(analysis))
+    # a question that holds the entry's own error line, matched or quoted ("why does sglang say 'dp_size must be 1 ...'?"), reports it
+    question = question and not (top.kind == "entry" and (top.signature >= SIGNATURE_OK and specific_signatures(top)
+                                                          or quotes_entry_line(top.meta, analysis.question + " " + " ".join(analysis.plain_lines))))
     # an entry about native Windows or macOS on a paste that installs or runs SGLang there: that
     # system is the cause whatever else failed, since the server runs on Linux only
     home = (home_platform_entry(top.meta, analysis)

@@ -12,8 +12,8 @@ import re
 from assistant.trace import FLAG_NAME_RE
 
 FAILURE_RE = re.compile(
-    r"\b(?:errors?|exceptions?|fail(?:s|ed|ing|ure)?|crash(?:es|ed|ing)?|hangs?|hung|stuck|freez\w*|"
-    r"killed|oom|out of memory|segfault|abort\w*|timed? ?out|timeouts?|refused|broken|"
+    r"\b(?:errors?|exceptions?|fail(?:s|ed|ing|ure)?|crash(?:es|ed|ing)?|hangs?|hung|stuck\w*|freez\w*|"
+    r"killed|oom|incorrect|out of memory|segfault|abort\w*|timed? ?out|timeouts?|refused|broken|"
     r"not work\w*|doesn'?t work|won'?t (?:start|load|run)|can(?:no|')t (?:start|load|run|connect)|"
     r"unable to|traceback|nan|garbage|wrong (?:output|result|answer)s?|slow(?:er|down)?|"
     r"degrad\w*|regression|dies|died|exit(?:s|ed)?|terminat\w*|invalid|unsupported|not supported|"
@@ -45,6 +45,10 @@ FAILURE_RE = re.compile(
     r"|['\"]\s*:\s*(?:null|None)\b"
     r"|不行|没用|无效|是空的|不返回|没有输出|没输出|重复输出|输出重复|不断重复|胡言乱语|不稳定|不一致|"
     r"随机的?(?:值|输出|结果|字符)|卡在|不兼容|"
+    # the same as the English words above: "stops at", "can't connect", "killed", "get rid of", "leaks",
+    # "so low / too slow / that high"
+    r"停在|停住|不动了?|连不上|连接不上|连不通|被\s*kill|被杀|kill\s*掉|去掉|去除|消除|泄漏|泄露|"
+    r"(?:很|太|这么|那么|非常|特别)(?:低|高|慢|长|久)|"
     # "what is going on?" about a value that stays put after an upgrade reports, it does not ask how
     r"怎么回事|咋回事|什么原因|啥原因|一直是|一直为|始终是|始终为|升级.{0,24}(?:之后|以后|后)|"
     r"报错|解决|怎么办|还是会|仍然|依然|但(?!愿)|启动时报|错误|失败|崩|卡住|卡死|超时|挂了|挂掉|异常|不工作|无法|不能启动|启动不了|乱码|变慢|掉速|内存不足|显存不足|爆显存|但是|却|不对|为空|没有返回|掉到|掉了|涨了|变差|不生效|没生效|不起作用",
@@ -61,7 +65,8 @@ ASKING_RE = re.compile(
 # a clause that names a failure the user wants to avoid, not one they have: "so huge images
 # don't blow up memory", "instead of failing the whole startup", "to avoid OOM"
 HYPOTHETICAL_RE = re.compile(
-    r"\b(?:so(?: that)?|to avoid|to prevent|instead of|without|in case|rather than|so as not to)\b[^.?!;]*",
+    r"\b(?:so(?: that)?(?! (?:low|high|slow|long)\b)|to avoid|to prevent|instead of|without|in case|rather than|so as not to)\b[^.?!;]*"
+    r"|(?:以免|以防|免得|避免|防止|为了不|别让|不让)[^。？！；.?!;]*",
     re.I)
 ENDS_ASKING_RE = re.compile(r"[?？]\s*$")
 WHY_RE = re.compile(r"\bwhy\b|为什么|为啥", re.I)
@@ -69,7 +74,8 @@ WHY_RE = re.compile(r"\bwhy\b|为什么|为啥", re.I)
 # starved", "I don't need the server", "but it would with 8k" (not "can't", an ability that fails)
 NEGATION_RE = re.compile(r"(?:is|are|was|does|do|did)n[o']?t|but", re.I)
 # "Can't use X" states; "Can I use X" asks
-OPENING_ASK_RE = re.compile(r"^\s*(?:how|can|could|is|are|does|do|what|which|should|would|will)\b(?!['’]t)", re.I)
+OPENING_ASK_RE = re.compile(r"^\s*(?:(?:how|can|could|is|are|does|do|what|which|should|would|will)\b(?!['’]t)"
+                            r"|请问|如何|怎么|怎样|能否|是否|可否|有没有办法)", re.I)
 
 
 def is_question(question: str, has_log_errors: bool) -> bool:
