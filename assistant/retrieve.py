@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from assistant.decision import FIX, SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, scope_conflict
+from assistant.decision import FIX, NO_GPU_RE, SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, scope_conflict
 from assistant.exception_line import named_class_head
 from assistant.failure_kind import about_upgrade_regression
 from assistant.generic_lines import is_generic
@@ -97,9 +97,20 @@ def _is_identifier(token: str) -> bool:
     return len(token) >= 5 and (token.startswith("--") or "_" in token or "." in token.strip("."))
 
 
+# an exception's class (`openai_harmony.HarmonyError`) is shared by all its messages, and the
+# interpreter of a site-packages path (`python3.12`) by every traceback: neither is a word of one
+# error, so neither is partial evidence of an entry's error line
+_CLASS_TOKEN_RE = re.compile(r"(?:error|exception|warning)$")
+_INTERPRETER_RE = re.compile(r"^python\d")
+
+
+def _names_one_error(token: str) -> bool:
+    return not (_CLASS_TOKEN_RE.search(token) or _INTERPRETER_RE.match(token))
+
+
 @lru_cache(maxsize=8192)
 def _signature_identifiers(signatures: tuple[str, ...]) -> frozenset:
-    return frozenset(t for t in tokenize(" ".join(signatures)) if _is_identifier(t))
+    return frozenset(t for t in tokenize(" ".join(signatures)) if _is_identifier(t) and _names_one_error(t))
 
 
 def identifier_match(signatures: list[str], query_identifiers: frozenset) -> float:
@@ -689,7 +700,7 @@ def _fitting_hardware_first(hits: list[Hit], analysis: Analysis, k: int) -> list
     paste's (an NVIDIA-only fix for a ROCm log, the Windows entry for a Mac) go after those that
     fit: the user's platform outranks shared words."""
     head = hits[:k]
-    misfit = [h for h in head if h.kind == "entry" and scope_conflict(h.meta, analysis)]
+    misfit = _misfits(head, analysis)
     # an entry about the user's operating system that matched their error line comes first: the
     # same pip line from a Windows host and from an [any] entry's case has the Windows fix
     own = [h for h in head if h.kind == "entry" and h.signature >= SIGNATURE_OK and h not in misfit
@@ -707,8 +718,28 @@ def _fitting_hardware_first(hits: list[Hit], analysis: Analysis, k: int) -> list
         # the lifted entry leaves the first k: the scope of the one that takes its place counts too
         rest = [h for h in hits if h not in own]
         head = rest[:k]
-        misfit = [h for h in head if h.kind == "entry" and scope_conflict(h.meta, analysis)]
+        misfit = _misfits(head, analysis)
     return [*own, *(h for h in head if h not in misfit), *misfit, *rest[k:]]
+
+
+def _misfits(head: list[Hit], analysis: Analysis) -> list[Hit]:
+    """The entries of the head about another platform than the paste's. Where the paste names no
+    GPU, one that matched the user's own error line, when no entry that fits matched one, is not
+    among them: that line ("Memory access fault by GPU node-2", a Triton error from a ROCm kernel)
+    is a surer sign of its platform than the paste's other words (`cuda graphs`) or their silence."""
+    misfit = [h for h in head if h.kind == "entry" and scope_conflict(h.meta, analysis)]
+    if not misfit or analysis.environment.gpu or _says_no_gpu(analysis) \
+            or any(_matched_error_line(h) for h in head if h.kind == "entry" and h not in misfit):
+        return misfit
+    return [h for h in misfit if not _matched_error_line(h)]
+
+
+def _says_no_gpu(analysis: Analysis) -> bool:
+    return bool(NO_GPU_RE.search(" ".join((analysis.question, *analysis.prose_lines[:50]))))
+
+
+def _matched_error_line(hit: Hit) -> bool:
+    return hit.signature >= SIGNATURE_OK and any(not is_generic(line) for line in hit.evidence)
 
 
 _WORD_RE = re.compile(r"(?<![a-z0-9_])[a-z_][a-z0-9_]{3,}")
