@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 from assistant.commands import FLAG_RE
 from assistant.components import BY_NAME, components_denied, components_in, conflicts, families, specific
+from assistant.cuda_major import cuda_conflict
 from assistant.entry_account import account_quotes
 from assistant.environment import HARDWARE_HINTS, gpu_vendor, named_programs, program_names
 from assistant.exception_line import without_class
@@ -842,11 +843,11 @@ def engine_conflict(meta: dict, analysis: Analysis) -> str | None:
 
 
 def scope_conflict(meta: dict, analysis: Analysis) -> str | None:
-    """The entry is about other hardware or GPU generation (`assistant.gpu_arch`), another
-    operating system, another serving engine or another phase (start-up, serving:
-    `assistant.phase`) than the paste's."""
-    return (hardware_conflict(meta, analysis) or arch_conflict(meta, analysis) or platform_conflict(meta, analysis)
-            or engine_conflict(meta, analysis) or phase_conflict(meta, analysis))
+    """The entry is about other hardware or GPU generation (`assistant.gpu_arch`), another CUDA
+    major (`assistant.cuda_major`), another operating system, another serving engine or another
+    phase (start-up, serving: `assistant.phase`) than the paste's."""
+    return (hardware_conflict(meta, analysis) or arch_conflict(meta, analysis) or cuda_conflict(meta, analysis)
+            or platform_conflict(meta, analysis) or engine_conflict(meta, analysis) or phase_conflict(meta, analysis))
 
 
 def paste_kinds(analysis: Analysis) -> frozenset[str]:

@@ -137,7 +137,9 @@ HARDWARE_HINTS = [
     # the HSA runtime's own fault report (`Memory access fault by GPU node-5 (Agent handle: ...)`) is ROCm's
     ("amd", re.compile(r"\bROCm(?:\b|(?=\d))|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi|"
                        r"Memory access fault by GPU node-\d", re.I)),
-    ("nvidia", re.compile(r"\bNVIDIA\b|\bCUDA\b|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b", re.I)),
+    # not torch's `torch.cuda` API or the words "CUDA graph": ROCm builds of torch keep both (HIP graphs
+    # are torch.cuda graphs), so a ROCm log is full of them
+    ("nvidia", re.compile(r"\bNVIDIA\b|(?<!torch[./])\bCUDA\b(?![\s-]*graphs?\b)|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b", re.I)),
     # Google's TPUs (SGLang-JAX): the device flag, the runtime library, a slice's name (`tpu-v6e-4`,
     # `TPU v5e`); not the word "TPU" alone, which also names a count of tokens
     ("tpu", re.compile(r"--device[= ]tpu\b|\blibtpu\b|\btpu[-_ ]?v[4-7][ep]?\b|\bsgl[-_]jax\b", re.I)),

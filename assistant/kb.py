@@ -28,6 +28,7 @@ AREAS = (
 )
 CONFIDENCES = ("high", "medium-high", "medium", "low-medium", "medium-low", "low")
 HARDWARE = ("any", "nvidia", "amd", "musa", "ascend")
+CUDA_MAJORS = (11, 12, 13)
 COMPONENT_NAMES = frozenset(_COMPONENTS)
 GPU_ARCH_VALUE_RE = re.compile(r"sm_\d{2,3}")
 ID_RE = re.compile(r"^[a-z0-9]+([.-][a-z0-9]+)*$")  # kebab-case; dots for versions (flashinfer-0.0.3-...)
@@ -106,6 +107,9 @@ class Entry:
     # the NVIDIA GPU generations the entry is about (`sm_120`): a paste on others is outside it
     # (assistant.gpu_arch)
     gpu_arch: tuple[str, ...] = ()
+    # the CUDA majors the entry's cause needs (`cuda: [13]`): a paste that runs another and names
+    # these nowhere is outside it (assistant.cuda_major)
+    cuda: tuple[int, ...] = ()
     verify_zh: tuple[str, ...] = ()   # each `verify` line in Chinese, in the same order
     # siblings that share this entry's lines, each with the words that mean its case and not this
     # one's (`{"entry": id, "words": [...]}`; assistant.tell_apart)
@@ -129,7 +133,7 @@ class Entry:
         d["wrong_advice"] = tuple(WrongAdvice(**w) for w in d["wrong_advice"])
         d["sources"] = tuple(Source(**s) for s in d["sources"])
         for key in ("signatures", "symptoms", "keywords", "hardware", "verify", "components", "os", "gpu_arch",
-                    "verify_zh", "tell_apart", "cleared_by"):
+                    "cuda", "verify_zh", "tell_apart", "cleared_by"):
             d[key] = tuple(d.get(key) or ())
         return cls(**d)
 
@@ -271,7 +275,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
              "hardware", "confidence", "cause", "fix", "verify", "wrong_advice", "sources", "components",
              "diagnosis", "os", "gpu_memory_holder", "cause_zh", "exit_signal", "raised_in", "phase",
              "caller_needs_other_release", "gpu_arch", "verify_zh", "wrong_advice_zh", "tell_apart",
-             "cleared_by"}
+             "cleared_by", "cuda"}
     unknown = set(meta) - known
     if unknown:
         raise EntryError(f"unknown fields {sorted(unknown)}")
@@ -300,6 +304,10 @@ def parse_entry(text: str, path: str = "") -> Entry:
     if bad_arch:
         raise EntryError(f"gpu_arch {bad_arch[0]!r} is not a known NVIDIA compute capability "
                          f"(sm_{', sm_'.join(str(sm) for sm in sorted(KNOWN_ARCHS))})")
+    cuda = meta.get("cuda") or []
+    if not isinstance(cuda, list) or any(isinstance(v, bool) or v not in CUDA_MAJORS for v in cuda):
+        raise EntryError(f"cuda must be a list of CUDA majors among {', '.join(map(str, CUDA_MAJORS))} "
+                         f"(the majors the cause needs), not {cuda!r}")
     exit_signal = meta.get("exit_signal")
     if exit_signal is not None and exit_signal not in EXIT_SIGNALS:
         raise EntryError(f"exit_signal {exit_signal!r} is not one of {', '.join(EXIT_SIGNALS)}")
@@ -373,6 +381,7 @@ def parse_entry(text: str, path: str = "") -> Entry:
         phase=phase,
         caller_needs_other_release=caller_needs_other_release,
         gpu_arch=gpu_arch,
+        cuda=tuple(cuda),
         tell_apart=tell_apart,
         cleared_by=cleared_by,
         cause_zh=join_chinese(" ".join(str(meta.get("cause_zh") or "").split())),
