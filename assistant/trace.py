@@ -198,7 +198,7 @@ class Analysis:
     title_line: int = 0   # the line number of a tagged report title (`[Bug] ...`), 0 for none
     # masked errors the paste shows only inside the user's sentences ("fails with `RuntimeError: ...`")
     user_quotes: frozenset = frozenset()
-    # what the user's own lines (title, description, sentences) set off in quote marks or backticks
+    # what the user's own short lines (title, description, sentences) set off in quote marks (quoted_line)
     quoted_spans: tuple[str, ...] = ()
 
     def from_title(self, error: ErrorLine) -> bool:
