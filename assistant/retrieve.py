@@ -26,7 +26,7 @@ from assistant.host_platform import non_linux_scope, only_non_linux, platform_fi
 from assistant.index import Index
 from assistant.named_identifiers import NamedIdentifiers, paste_identifiers
 from assistant.quoted_paths import line_with_paths_as_placeholders, signature_paths
-from assistant.term_weights import masked_signature, token_idf
+from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import CHINESE_CHAR_RE, mask, tokenize
 from assistant.trace import Analysis, analyze, looks_like_sentence
 from assistant.system_messages import in_c_locale
@@ -232,6 +232,40 @@ def signature_match(signatures: list[str], lines: tuple[str, ...], joined: str,
     total = max(scores) + min(0.2, 0.1 * (distinct_lines - 1))
     ordered = sorted(evidence, key=lambda ln: -evidence[ln])
     return total, ordered
+
+
+# an entry's error line the user quotes inside their sentence counts as that line pasted on its own
+QUOTED_SPAN_WEIGHT = OTHER_LINE_WEIGHT
+
+
+def quoted_signature_match(signatures: list[str], spans: tuple[tuple[str, str, str], ...]) -> tuple[float, str | None]:
+    """The best of an entry's specific error lines held whole by a span the user quoted in their own
+    words (`(span, masked lower-cased span, masked lower-cased line it is in)`), and that span: "why
+    does sglang say 'dp_size must be 1 or dp attention must be enabled ...'?" reports the line, which
+    their sentence around it would only weakly (PROSE_LINE_WEIGHT). An error line that holds marks of
+    its own (`has model type `kimi_k2` but ...`) splits the user's quote: written whole in their line
+    and holding a whole span, it is quoted too. A generic line stays generic; a signature's words
+    spread over a sentence, or only nearly quoted, count as before."""
+    best, where = (0.0, 0), None
+    for sig in signatures:
+        if is_generic(signature_text(sig)):
+            continue
+        msig, _ = masked_signature(sig)
+        if len(_strip_placeholders(msig).strip()) < 12:
+            continue
+        message = message_without_class(msig)
+        for span, low, line in spans:
+            if msig in low:
+                score, quoted = QUOTED_SPAN_WEIGHT * (0.9 + 0.1 * min(1.0, len(msig) / len(low))), span
+            elif low in msig and msig in line:   # the user's quote, split by the line's own marks
+                score, quoted = QUOTED_SPAN_WEIGHT, signature_text(sig)
+            elif message and _quotes_without_class(low, message):
+                score, quoted = QUOTED_SPAN_WEIGHT * CLASSLESS_WEIGHT, span
+            else:
+                continue
+            if (score, len(msig)) > best:   # of two lines quoted alike, the longer says more
+                best, where = (score, len(msig)), quoted
+    return best[0], where
 
 
 NEAR_MATCH = 0.8   # share of a signature's token weight a line must hold to nearly match it
@@ -638,6 +672,7 @@ class Retriever:
                                                                                analysis.environment.flags if use_trace else ())
                                       if self._idf(t) >= RARE_IDENTIFIER_IDF)
         survived = frozenset(e.masked for e in analysis.errors if e.survived) if use_trace else frozenset()
+        quoted = _quoted_in_lines(analysis.quoted_spans, joined) if use_trace else ()
 
         hits = []
         for u in candidates:
@@ -646,6 +681,11 @@ class Retriever:
             sig, evidence = signature_match(sigs, lines, joined, weights, self._idf, line_tokens,
                                             self._near_plans) \
                 if sigs else (0.0, [])
+            if quoted and sigs and unit.kind != "issue" and sig < QUOTED_SPAN_WEIGHT:
+                # (an issue's lines are a user's paste, not vetted: a quote of one stays prose)
+                span_sig, span = quoted_signature_match(sigs, quoted)
+                if span_sig > sig:
+                    sig, evidence = span_sig, [span, *(line for line in evidence if span not in line)]
             if sigs and sig < IDENTIFIER_BOOST:
                 sig = max(sig, identifier_match(sigs, query_identifiers))
             if u in declared and sig < DECLARED_SITE_MATCH:
@@ -693,6 +733,20 @@ class Retriever:
             if not issue_decision.abstain:
                 hits, decision = ranked, issue_decision
         return Retrieval(tuple(hits), decision, analysis, similar)
+
+
+def _quoted_in_lines(spans: tuple[str, ...], joined: str) -> tuple[tuple[str, str, str], ...]:
+    """Each span the user quoted, masked and lower-cased, with the masked line of theirs it is in."""
+    found = []
+    for span in spans:
+        low = mask(span).lower()
+        at = joined.find(low)
+        if at < 0:   # masked apart from its line (a number run into the words around it)
+            found.append((span, low, low))
+            continue
+        end = joined.find("\n", at)
+        found.append((span, low, joined[joined.rfind("\n", 0, at) + 1:end if end >= 0 else len(joined)]))
+    return tuple(found)
 
 
 def _fitting_hardware_first(hits: list[Hit], analysis: Analysis, k: int) -> list[Hit]:

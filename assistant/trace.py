@@ -21,6 +21,7 @@ from assistant.generic_lines import SOLUTION_STEP
 from assistant.log_encoding import CARRIED, EXCEPTION_NAME, decoded, plain_text
 from assistant.log_prefix import PREFIX_RE
 from assistant.python_messages import PYTHON_MESSAGE_RE
+from assistant.quoted_line import quoted_spans
 from assistant.system_messages import in_c_locale
 from assistant.terminal_wrap import unwrapped
 from assistant.text import CHINESE_CHAR_RE, mask
@@ -197,6 +198,8 @@ class Analysis:
     title_line: int = 0   # the line number of a tagged report title (`[Bug] ...`), 0 for none
     # masked errors the paste shows only inside the user's sentences ("fails with `RuntimeError: ...`")
     user_quotes: frozenset = frozenset()
+    # what the user's own short lines (title, description, sentences) set off in quote marks (quoted_line)
+    quoted_spans: tuple[str, ...] = ()
 
     def from_title(self, error: ErrorLine) -> bool:
         """The error line is only the report's title: the user's summary, which names the error in
@@ -1218,6 +1221,7 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         traceback_cut=st.in_traceback and bool(st.tb_frames),
         title_line=st.title_line,
         user_quotes=frozenset(st.user_quotes),
+        quoted_spans=quoted_spans((*st.described, *st.prose)),
     )
 
 
