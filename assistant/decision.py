@@ -47,7 +47,6 @@ from assistant.failure_kind import about_upgrade_regression, entry_kinds, kind_c
 from assistant.intent import is_question
 from assistant.quoted_line import quotes_entry_line
 from assistant.dependency_upgrade import upgrade_unexplained
-from assistant.distinctive_terms import repeated_distinctive_words
 from assistant.model_family import families_in, subject_family, title_subject
 from assistant.origin import relayed
 from assistant.raised_timeout import timeout_already_raised
@@ -90,14 +89,6 @@ RESTATED_OK = 1.0
 RESTATED_EVIDENCE_OK = 1.25
 # ... and clearly ahead of the next entry: two entries close together share the symptom restated
 RESTATED_MARGIN_OK = 0.1
-# A report in words only that repeats several words of the entry's own account (title, symptoms)
-# that few entries use, one of them a symptom's (`assistant.distinctive_terms`: a flag, a field, a
-# product, the entry's own name for the observable), names the entry's case, not only its area: its
-# words need only come this close. Measured on the dev tune half's words-only reports below the bars
-# with nothing against the entry: at >= 3 such words and evidence >= 1.1, 15 had the expected entry
-# first and 1 another problem's (with the title's words counted alone, 17 and 2; at 2 words, 8 and 10)
-DISTINCTIVE_WORDS_OK = 3
-DISTINCTIVE_EVIDENCE_OK = 1.1
 COVERAGE_WEIGHT = 0.5
 SIGNATURE_COVERAGE_WEIGHT = 0.5
 # below EVIDENCE_OK but this close, with no matched line: still a lead worth naming. On the dev
@@ -370,11 +361,6 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
                 and restates_entry(top, tokens, idf) >= RESTATED_OK)
     if restated and not strong and top.signature == 0:
         confidence, strong = max(confidence, 0.6), True
-    distinctive = (analysis is not None and top.kind == "entry" and top.signature < SIGNATURE_OK
-                   and not _has_log(analysis) and evidence_level >= DISTINCTIVE_EVIDENCE_OK
-                   and len(repeated_distinctive_words(top, tokens, index)) >= DISTINCTIVE_WORDS_OK)
-    if distinctive and not strong and top.signature == 0:
-        confidence, strong = max(confidence, 0.6), True
     # log output (a traceback even when its exception line is cut off) makes it a report
     question = analysis is not None and is_question(
         " ".join((analysis.question, *analysis.plain_lines)),
@@ -416,8 +402,7 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
         against = _against(top, analysis)
         reasons += against.reasons
         if (not reasons and home is None and not top.meta.get("diagnosis")
-                and evidence_level < WORDS_ALONE_OK and not restated and not distinctive
-                and _words_alone(top, analysis)):
+                and evidence_level < WORDS_ALONE_OK and not restated and _words_alone(top, analysis)):
             reasons.append(WORDS_ALONE_REASON)
         if not reasons and top.meta.get("diagnosis"):
             diagnosis = True
