@@ -420,6 +420,11 @@ class EnvironmentReader:
         hardware = max(self.hardware_votes, key=self.hardware_votes.get) if self.hardware_votes else None
         if env.get("gpu") and gpu_vendor(env["gpu"]) == "amd":
             hardware = "amd"
+        elif env.get("gpu") and hardware == "amd" and gpu_vendor(env["gpu"]) == "nvidia":
+            # the NVIDIA GPU the paste names outweighs ROCm words (a ROCm torch installed by mistake,
+            # an old `/opt/rocm` hipcc on an H200 box); other families' votes stand, since an NVIDIA
+            # name is also what an unknown card's name reads as
+            hardware = "nvidia"
         return Environment(
             sglang_version=env.get("sglang_version"), torch_version=env.get("torch_version"),
             cuda_version=env.get("cuda_version"), flashinfer_version=env.get("flashinfer_version"),
