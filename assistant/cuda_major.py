@@ -14,6 +14,7 @@ When the paste shows a major, names the entry's nowhere (not `cu130`, `.so.13`, 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import islice
 
 from assistant.paste_cache import per_analysis
@@ -25,6 +26,7 @@ MAX_LINES = 3000
 WHEEL_CUDA_RE = re.compile(r"(?<![A-Za-z0-9])\+?cu(1[0-3])(\d)(?!\d)", re.I)
 
 
+@lru_cache(maxsize=None)
 def _named_re(major: int) -> re.Pattern:
     """Anything that names CUDA `major`: a version, a wheel or image tag, a library, a package."""
     return re.compile(rf"(?<![A-Za-z0-9.])(?:cu{major}\d?|cuda[-_ ]?(?:version\s*:?\s*|runtime\s*:?\s*|toolkit\s*)?{major}"

@@ -773,14 +773,18 @@ NO_GPU_RE = re.compile(r"\bcpu[- ]only\b|\b(?:box|machine|host|laptop|server|nod
                        r"没有(?:独立)?(?:显卡|GPU)|无(?:显卡|GPU)|纯\s?CPU|只有\s?CPU", re.I)
 
 
+def says_no_gpu(analysis: Analysis) -> bool:
+    """The user's own words say the machine has no GPU at all."""
+    return bool(NO_GPU_RE.search(" ".join((analysis.question, *analysis.prose_lines[:50]))))
+
+
 def hardware_conflict(meta: dict, analysis: Analysis) -> str | None:
     """The entry is about hardware the paste is not from (a mixed log is not a conflict)."""
     hardware = analysis.environment.hardware
     wanted = [h for h in meta.get("hardware") or () if h != "any"]
     if not wanted:
         return None
-    words = " ".join((analysis.question, *analysis.prose_lines[:50]))
-    if NO_GPU_RE.search(words) and not analysis.environment.gpu:
+    if says_no_gpu(analysis) and not analysis.environment.gpu:
         return Sentence(f"You say the machine has no GPU; this entry is about {', '.join(wanted)} GPUs.",
                         f"你说这台机器没有 GPU；这个条目讲的是 {', '.join(wanted)} GPU。")
     gpu = analysis.environment.gpu

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from assistant.decision import FIX, NO_GPU_RE, SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, scope_conflict
+from assistant.decision import FIX, SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, says_no_gpu, scope_conflict
 from assistant.exception_line import named_class_head
 from assistant.failure_kind import about_upgrade_regression
 from assistant.generic_lines import is_generic
@@ -782,14 +782,10 @@ def _misfits(head: list[Hit], analysis: Analysis) -> list[Hit]:
     among them: that line ("Memory access fault by GPU node-2", a Triton error from a ROCm kernel)
     is a surer sign of its platform than the paste's other words (`cuda graphs`) or their silence."""
     misfit = [h for h in head if h.kind == "entry" and scope_conflict(h.meta, analysis)]
-    if not misfit or analysis.environment.gpu or _says_no_gpu(analysis) \
+    if not misfit or analysis.environment.gpu or says_no_gpu(analysis) \
             or any(_matched_error_line(h) for h in head if h.kind == "entry" and h not in misfit):
         return misfit
     return [h for h in misfit if not _matched_error_line(h)]
-
-
-def _says_no_gpu(analysis: Analysis) -> bool:
-    return bool(NO_GPU_RE.search(" ".join((analysis.question, *analysis.prose_lines[:50]))))
 
 
 def _matched_error_line(hit: Hit) -> bool:
