@@ -1317,8 +1317,8 @@ def _explains_root_specifically(top, analysis: Analysis) -> bool:
     if declared_site_line(top.meta, analysis) is not None or declared_symbol_line(top.meta, analysis) is not None:
         return True
     root = root_error(analysis)
-    if not specific_signatures(top):
-        return False
+    if not specific_signatures(top) or (root is None and kind_conflict(paste_kinds(analysis), entry_kinds(top.meta))):
+        return False   # (with no error line, the user's words say what failed: failure_kind)
     specific_matched = [m for m in top.evidence if not is_generic(m)]
     if root is None or is_generic(root.text):
         # the root says only that something failed; a specific line says what. A traceback
