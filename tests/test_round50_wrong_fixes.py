@@ -1,0 +1,39 @@
+"""Round 50: confident fixes for a different problem.
+
+- A report told in words, with no error line, says what failed. When the only line of an entry's it
+  repeats is a source line the user quoted from SGLang's code, that line shows where they looked,
+  not what failed: an entry about a crash is not the fix for a report that the same code path is
+  slow. The entry stays the lead, with the reason; a crash report quoting the same line keeps its fix.
+"""
+
+from __future__ import annotations
+
+JUMP_FORWARD = "jump-forward-constrained-decoding-crash"
+
+QUOTED_SOURCE_SLOW = (
+    "sglang 0.4.1, A10G, --grammar-backend xgrammar. Requests with a json_schema are much slower than the same "
+    "requests without one. Reading the code, I suspect the jump-forward step does useless work every step:\n"
+    "    def try_jump_forward(self, tokenizer):\n"
+    "        s = self.matcher.find_jump_forward_string()\n"
+    "        if s:\n"
+    "            return [], s\n"
+    "        return None\n")
+
+QUOTED_SOURCE_CRASH = (
+    "sglang 0.4.1, A10G, --grammar-backend xgrammar. The server crashes on the first json_schema request. "
+    "Reading the code, it dies in the jump-forward step:\n"
+    "    def try_jump_forward(self, tokenizer):\n"
+    "        s = self.matcher.find_jump_forward_string()\n")
+
+
+def test_a_slowness_report_quoting_an_entrys_source_line_does_not_get_the_crash_fix(assistant):
+    shown = assistant.answer(QUOTED_SOURCE_SLOW).to_json()
+    assert shown["outcome"] != "fix"
+    if shown["matches"] and shown["matches"][0]["id"] == JUMP_FORWARD:
+        # the user is told why the closest entry is not the answer
+        assert any("slow" in reason and "crash" in reason for reason in shown["reasons"])
+
+
+def test_a_crash_report_quoting_the_same_line_keeps_the_entrys_fix(assistant):
+    shown = assistant.answer(QUOTED_SOURCE_CRASH).to_json()
+    assert (shown["outcome"], shown["matches"][0]["id"]) == ("fix", JUMP_FORWARD)
