@@ -5,7 +5,10 @@ Two reports about the same component and in the same words can still be differen
 illegal memory access in the DSA indexer is not the indexer's out-of-memory problem, though both
 name the indexer. When an entry is matched by words (no error line of its own in the paste), its
 failure kind must agree with the user's: the decision (`assistant/decision.py`) counts a paste whose
-kinds and the entry's kinds are both known and share none as evidence against the entry.
+kinds and the entry's kinds are both known and share none as evidence against the entry. So it
+does for a paste with no error line at all, whatever of the entry's lines it repeats: a source line
+quoted from SGLang's code says where the user looked, their words say what failed ("slower", not a
+crash).
 
 A report whose failure came with a change of SGLang release ("worked on 0.4.6, half the throughput
 on 0.4.7") is told by `assistant.upgrade.reports_regression` (it needs the releases the words name,
