@@ -18,15 +18,13 @@ message the paste's line goes on from names a topic, not this error.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from assistant.exception_line import without_class_chain
+from assistant.quoted_line import BACKTICK, DOUBLE, quotes
 from assistant.text import mask, tokenize
 from assistant.trace import analyze_lines
 
-# a code span or a double-quoted string of the entry's sentences
-QUOTE_RE = re.compile(r"`([^`\n]{12,})`|\"([^\"\n]{12,})\"")
 # a message shorter than this names too little to be one failure's (`Killed`, `Segmentation fault`)
 MESSAGE_TOKENS = 4
 
@@ -40,8 +38,8 @@ def message(line: str) -> str:
 def _quoted_messages(title: str, symptoms: tuple[str, ...]) -> tuple[str, ...]:
     found = []
     for text in (title, *symptoms):
-        for match in QUOTE_RE.finditer(text):
-            quoted = message(match.group(1) or match.group(2))
+        for quote in quotes(text, (BACKTICK, DOUBLE)):   # a code span or a double-quoted string
+            quoted = message(quote.text)
             if len(tokenize(quoted)) >= MESSAGE_TOKENS:
                 found.append(quoted)
     return tuple(found)
@@ -61,5 +59,4 @@ def account_quotes(meta: dict, line: str) -> bool:
     wanted = message(line)
     if len(tokenize(wanted)) < MESSAGE_TOKENS:
         return False
-    quotes = _quoted_messages(meta.get("title") or "", tuple(meta.get("symptoms") or ()))
-    return any(wanted in quoted for quoted in quotes)
+    return any(wanted in quoted for quoted in _quoted_messages(meta.get("title") or "", tuple(meta.get("symptoms") or ())))

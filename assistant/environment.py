@@ -47,9 +47,14 @@ NCCL_VERSION_RES = [re.compile(r"\bNCCL(?:\s+version)?\s*:?\s*v?(\d+\.\d+\.\d+)\
 CANN_VERSION_RES = [re.compile(r"(?<![\w.+])cann(?:[-_ ]?version)?\s*(?:==|:|\s)?\s*v?(\d+\.\d+(?:\.(?:rc)?\d+)?)(?![\w])",
                                re.I)]
 FLASHINFER_VERSION_RES = [re.compile(r"\bflashinfer(?:[-_]python)?\s*(?:==|:|\s|version\s*:?\s*)\s*" + _VERSION, re.I)]
+# NVIDIA's data-center cards by the numbers they are sold under (`A10G`, `L40S`, `H20`, `B200`, a
+# market's variant `B30A`), not any letter and digits: `#L112` (a source line in an Ascend report),
+# Intel's Arc `B580` and `B70` are no such card; nor is a name right after `#`, a link's line anchor
+# (`memory_pool.py#L40`)
+DATA_CENTER_GPU = r"(?:(?:A(?:10|16|30|40|100|800)|B[123]00|H(?:20|[128]00)|L(?:20|40))[A-Z]?|B\d0[A-Z])"
 GPU_RE = re.compile(
-    r"(?:(?<![A-Za-z0-9_])|(?<=\d[x×]))(?:NVIDIA\s+|AMD\s+|Instinct\s+)*(?:GeForce\s+|Tesla\s+|Radeon\s+(?:PRO\s+)?)?"
-    r"(RTX\s?(?:PRO\s|Pro\s)?\d{4}(?:\s?Ti)?|GB\d{2,3}|DGX\s?Spark|[ABHL]\d{2,3}[A-Z]?(?:[- ](?:SXM\d?|PCIe|NVL)(?:\d-\d+GB)?)?(?:[- ]\d+GB)?|"
+    r"(?:(?<![A-Za-z0-9_#])|(?<=\d[x×]))(?:NVIDIA\s+|AMD\s+|Instinct\s+)*(?:GeForce\s+|Tesla\s+|Radeon\s+(?:PRO\s+)?)?"
+    r"(RTX\s?(?:PRO\s|Pro\s)?\d{4}(?:\s?Ti)?|GB(?:10|[23]00)|DGX\s?Spark|" + DATA_CENTER_GPU + r"(?:[- ](?:SXM\d?|PCIe|NVL)(?:\d-\d+GB)?)?(?:[- ]\d+GB)?|"
     r"T4|L4|V100(?:[- ]SXM\d)?(?:[- ]\d+GB)?|MI\d{3}[A-Z]?|MI\d{2}[xX]|W7900|RX\s?\d{4}\s?XT|R9700|MTT\s?S\d{3,4}|"
     r"Ascend\s?\d{3}[A-Z]?\d?|Atlas\s?\d{3}[A-Z]?\d?)"
     # a plural ("two RTX 4090s") or Chinese right after the name ("在H20上面") still ends it

@@ -23,14 +23,19 @@ SOLUTION_STEP_RE = re.compile(SOLUTION_STEP, re.I)
 # not ("disable torch compile by not using --enable-torch-compile" under any capture failure); a step
 # that says to lower a setting names one every launch has
 DISABLE_STEP_RE = re.compile(r"^\s*\d\.\s*disable\s", re.I)
+# the notes PyTorch prints under every CUDA error it raises, whichever it is (a device-side assert,
+# an illegal memory access, a launch failure)
+TORCH_CUDA_NOTES = ("CUDA kernel errors might be asynchronously reported",
+                    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+                    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions")
 GENERIC_RE = re.compile(
     r"Caught signal \d+|Segmentation fault|SIGSEGV|SIGABRT|SIGBUS|Fatal Python error|core dumped|"
     r"\bAborted\b|address not mapped to object(?: at address)?|signal \d+|"
     r"CUDA error|HIP error|cudaError\w*|hipError\w*|an illegal memory access was encountered|"
     r"illegal instruction was encountered|unspecified launch failure|device-side assert triggered|"
-    r"misaligned address|CUDA kernel errors might be asynchronously reported.*|"
-    r"For debugging consider passing CUDA_LAUNCH_BLOCKING=1.*|no kernel image is available for execution on the device|"
-    r"Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions\.?|"
+    rf"misaligned address|{TORCH_CUDA_NOTES[0]}.*|"
+    rf"{TORCH_CUDA_NOTES[1]}.*|no kernel image is available for execution on the device|"
+    rf"{TORCH_CUDA_NOTES[2]}\.?|"
     r"Capture (?:prefill )?cuda graph failed:?|Possible solutions:?|"
     r"KVTransferError(?:\([^)]*\))?|Failed to get kvcache from prefill instance|(?:could|might) be dead|"
     # torch's allocator message, on every backend it is built for (ROCm prints HIP, MUSA, NPU)

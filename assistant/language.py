@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.quoted_line import DOUBLE, SINGLE, outside_quotes, quotes
 from assistant.system_messages import in_c_locale
 from assistant.text import CHINESE_CHAR_RE
 from assistant.trace import Analysis
@@ -19,7 +20,6 @@ MIN_CHINESE_CHARS = 4
 LATIN_WORD_RE = re.compile(r"\b[A-Za-z]{2,}\b")
 MIN_ENGLISH_WORDS = 3
 PATH_RE = re.compile(r"[~.\w-]*(?:/[^\s/'\"]+)+/?")
-QUOTED_RE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 
 
 def answer_language(setting: str, analysis: Analysis) -> str:
@@ -37,5 +37,7 @@ def answer_language(setting: str, analysis: Analysis) -> str:
     # line quotes (a prompt in a request log, `text='你好，...'`), a Chinese shell's own message
     # (`没有那个文件或目录`, read in the C locale) or a directory's Chinese name
     lines = (in_c_locale(line) for line in (*analysis.plain_lines, *(e.text for e in analysis.errors)))
-    elsewhere = PATH_RE.sub(" ", QUOTED_RE.sub(" ", " ".join(lines)))
+    joined = " ".join(lines)
+    # (a quoted value is the program's: every single quote is a mark)
+    elsewhere = PATH_RE.sub(" ", outside_quotes(joined, quotes(joined, (SINGLE, DOUBLE), 0, apostrophes=True)))
     return "zh" if len(CHINESE_CHAR_RE.findall(elsewhere)) >= MIN_CHINESE_CHARS else "en"

@@ -25,6 +25,7 @@ from assistant.gpu_memory import paste_gpu_memory
 from assistant.host_platform import non_linux_scope, only_non_linux, platform_fits
 from assistant.index import Index
 from assistant.named_identifiers import NamedIdentifiers, paste_identifiers
+from assistant.quoted_line import quotable_lines
 from assistant.quoted_paths import line_with_paths_as_placeholders, signature_paths
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import CHINESE_CHAR_RE, mask, tokenize
@@ -247,10 +248,7 @@ def quoted_signature_match(signatures: list[str], spans: tuple[tuple[str, str, s
     and holding a whole span, it is quoted too. A generic line stays generic; a signature's words
     spread over a sentence, or only nearly quoted, count as before."""
     best, where = (0.0, 0), None
-    for sig in signatures:
-        if is_generic(signature_text(sig)):
-            continue
-        msig, _ = masked_signature(sig)
+    for sig, msig in quotable_lines(signatures):
         if len(_strip_placeholders(msig).strip()) < 12:
             continue
         message = message_without_class(msig)

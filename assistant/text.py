@@ -62,12 +62,13 @@ def mask(line: str) -> str:
     return " ".join(line.split()).replace(" :", ":")
 
 
+_CJK = r"[\u3400-\u9fff\uf900-\ufaff]"   # CJK unified ideographs and compatibility ideographs
 _WORD_RE = re.compile(
-    r"--?[A-Za-z0-9](?:(?![\u3400-\u9fff\uf900-\ufaff])[\w-])*"   # CLI flags stay whole
+    rf"--?[A-Za-z0-9](?:(?!{_CJK})[\w-])*"   # CLI flags stay whole
     # identifiers, dotted names, file names; a Chinese run glued to one (`sglang时报错flashinfer版本太低`)
-    # is words of its own, not part of the identifier
-    r"|[A-Za-z_](?:(?![\u3400-\u9fff\uf900-\ufaff])\w)*(?:[.:][A-Za-z0-9_]+)*"
-    r"|[\u3400-\u9fff\uf900-\ufaff]+"             # runs of CJK characters
+    # is words of its own, not part of the identifier (\w takes CJK characters: they are kept out)
+    rf"|[A-Za-z_](?:(?!{_CJK})\w)*(?:[.:][A-Za-z0-9_]+)*"
+    rf"|{_CJK}+"             # runs of CJK characters
 )
 _SPLIT_RE = re.compile(r"[._:\-]+")
 CHINESE_CHAR_RE = re.compile(r"[\u3400-\u9fff]")   # a Chinese character (CJK unified ideographs)
@@ -144,4 +145,4 @@ def code_span(text: str) -> str:
 
 
 def has_cjk(text: str) -> bool:
-    return re.search(r"[\u3400-\u9fff]", text) is not None
+    return CHINESE_CHAR_RE.search(text) is not None

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 
 from assistant.commands import SGLANG_MARKER_RE
 from assistant.environment import ACTIVITY_WORD_RE, NOT_SGLANG_NAME, Environment, EnvironmentReader, named_programs
-from assistant.generic_lines import SOLUTION_STEP
+from assistant.generic_lines import SOLUTION_STEP, TORCH_CUDA_NOTES
 from assistant.log_encoding import CARRIED, EXCEPTION_NAME, decoded, plain_text
 from assistant.log_prefix import PREFIX_RE
 from assistant.python_messages import PYTHON_MESSAGE_RE
-from assistant.quoted_line import quoted_spans
+from assistant.quoted_line import BACKTICK, DOUBLE, MESSAGE_MARKS, SINGLE, quoted_spans, quotes
 from assistant.system_messages import in_c_locale
 from assistant.terminal_wrap import unwrapped
 from assistant.text import CHINESE_CHAR_RE, mask
@@ -34,12 +34,9 @@ SHORT_PASTE = 30         # a paste this short is all context; a longer log is tr
 MAX_SHAPES = 20000       # line shapes whose masked form is memoised (see _masked)
 PROGRESS_EVERY = 100_000  # lines between two progress callbacks
 
-# the notes PyTorch prints under every CUDA error it raises, whichever it is (a device-side assert,
-# an illegal memory access, a launch failure): they name no failure, so retrieval does not read
+# PyTorch's notes under every CUDA error (generic_lines) name no failure, so retrieval does not read
 # them; their words drew the illegal-access entry, which lists them, to every device-side assert
-TORCH_CUDA_NOTE_RE = re.compile(r"\s*(?:CUDA kernel errors might be asynchronously reported at some other API call|"
-                                r"For debugging consider passing CUDA_LAUNCH_BLOCKING=1|"
-                                r"Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions)")
+TORCH_CUDA_NOTE_RE = re.compile(r"\s*(?:" + "|".join(map(re.escape, TORCH_CUDA_NOTES)) + ")")
 
 EXCEPTION_RE = re.compile(
     # `raise Exception("...")` (80 sites in SGLang 0.5.23) prints a bare "Exception: ..."
@@ -738,7 +735,7 @@ def _feed(raw: str, st: _State) -> None:
     if kind == "exception" and _unnamed_exception(text):
         # "run glm4.1v ... meet error "got an unexpected keyword argument 'residual'"": the
         # message the user quotes, not their sentence around it
-        text = next((quoted for quoted in _QUOTED_RE.findall(text) if PYTHON_MESSAGE_RE.search(quoted)), text)
+        text = next((q.text for q in quotes(text, MESSAGE_MARKS, MIN_QUOTED_ERROR) if PYTHON_MESSAGE_RE.search(q.text)), text)
         masked = mask(text)
     if source and len(st.source_lines) < MAX_SOURCE_LINES:
         st.source_lines.add(masked)
@@ -905,7 +902,6 @@ _USER_CLAUSE_RE = re.compile(
     r"|[,;.!]\s+(?=(?i:so\s+|and\s+|but\s+)?(?i:what|how|why|any\s*(?:one|body|idea|ideas|help|suggestions?)|"
     r"can\s+(?:you|someone|anyone)|could\s+(?:you|someone|anyone)|please\s+help|is\s+(?:this|there|it)|"
     r"does\s+anyone)\b[^.!]*\?)")
-_QUOTED_SPAN_RE = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
 
 
 def _without_english_tail(text: str) -> str:
@@ -914,7 +910,8 @@ def _without_english_tail(text: str) -> str:
     start = text.find(": ") + 2
     if start < 2:
         return text
-    quoted = [m.span() for m in _QUOTED_SPAN_RE.finditer(text, start)]
+    # (the program's own quotes: every single quote is a mark, even where a word goes on after it)
+    quoted = [(q.start, q.end) for q in quotes(text, (SINGLE, DOUBLE, BACKTICK), 0, start, apostrophes=True)]
     for clause in _USER_CLAUSE_RE.finditer(text, start):
         if not any(a <= clause.start() < b for a, b in quoted):
             return text[:clause.start()].rstrip(" ,;") if clause.start() > start else text
@@ -1241,7 +1238,8 @@ def _assert_as_error(st: _State) -> None:
         st.errors[masked] = [text, line_no, 1, "exception", st.serving_lines]
 
 
-_QUOTED_RE = re.compile(r"[`\"\u201c]([^`\"\u201d]{8,})[`\"\u201d]")
+# a quoted error line holds a class and its message: longer than a quoted name
+MIN_QUOTED_ERROR = 8
 
 
 def _quoted_errors(sentence: str) -> list[tuple[str, str]]:
@@ -1251,8 +1249,8 @@ def _quoted_errors(sentence: str) -> list[tuple[str, str]]:
     of memory"`). Words after an exception without quote marks ("secondary errors like RuntimeError:
     ...") may be the user's summary, and stay in their sentence."""
     found = []
-    for span in _QUOTED_RE.findall(sentence):
-        span = span.strip(" .,;")
+    for quote in quotes(sentence, MESSAGE_MARKS, MIN_QUOTED_ERROR):
+        span = quote.text.strip(" .,;")
         kind = _classify(span)
         if ": " not in span:
             continue   # a bare class name (`AssertionError`) says less than the lines around it
