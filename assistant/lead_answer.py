@@ -23,15 +23,16 @@ from dataclasses import dataclass, field
 from assistant.case_steps import fitting_steps
 from assistant.commands import FLAG_RE, sglang_names
 from assistant.components import components_in, named_in_order, specific
-from assistant.decision import LEAD, UNKNOWN, specific_signatures, without_configuration
+from assistant.decision import LEAD, PART_MATCH_REASON, UNKNOWN, specific_signatures, without_configuration
 from assistant.decision import failing_components as components_of
 from assistant.environment import named_programs, program_names
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic
 from assistant.program_lines import program_signatures
 from assistant.gpu_arch import paste_archs
-from assistant.next_steps import (BUILD_RE, MISSING_PACKAGE_RE, QUIET_LOG_RE, environment_step, for_version,
-                                  next_for_kind, shows_a_request, steps_for)
+from assistant.next_steps import (BUILD_RE, MISSING_PACKAGE_RE, QUIET_LOG_RE, TRACEBACK_END, environment_step,
+                                  for_version, next_for_kind, shows_a_request, steps_for)
+from assistant.phase import paste_phase
 from assistant.retrieve import Hit, Retrieval
 from assistant.ruled_out import ruled_out_components
 from assistant.started_after_warning import asked_kinds, started_after_warnings
@@ -40,7 +41,7 @@ from assistant.symbols import named_runtime_class
 from assistant.tell_apart import cleared_cause
 from assistant.thread_dump import is_thread_dump_tail
 from assistant.text import CHINESE_CHAR_RE, STOPWORDS, mask, tokenize
-from assistant.trace import Analysis, looks_like_sentence, tells_of_failure
+from assistant.trace import CUT_FRAME_RE, FRAME_RE, Analysis, looks_like_sentence, tells_of_failure
 from assistant.wording import Sentence, in_language
 
 
@@ -149,13 +150,28 @@ def confirm_lines(hit: Hit, user_flags: frozenset = frozenset(), paste_text: str
     return _confirm_from(hit, hit.meta.get("signatures") or (), user_flags)
 
 
+# a source line an entry quotes from its traceback (`(sum_len, batch.gathered_buffer.shape[1]),`,
+# `output = flash_attn_varlen_func(`): the call that failed, not a message a log prints by itself
+CODE_FRAGMENT_RE = re.compile(r"^[(\[{)\]}]|[,(\[{\\]$|^(?:return|raise|def|if|for|with)\b|^(?:self\.)?\w+\s*=[^=]")
+
+
+def is_message_line(line: str) -> bool:
+    """A line a program prints as its message (`Memory access fault by GPU node-2`,
+    `HSA_STATUS_ERROR_MEMORY_FAULT`), not a traceback frame (`File ".../extend_attention.py", line
+    605, in extend_attention_fwd`, whose path is another reporter's install) nor a source line the
+    traceback quotes under a frame: seeing one of those confirms nothing about the error."""
+    line = line.strip()
+    return not (FRAME_RE.match(line) or CUT_FRAME_RE.match(line) or line.startswith('File "')
+                or CODE_FRAGMENT_RE.search(line))
+
+
 def _confirm_from(hit: Hit, signatures, user_flags: frozenset) -> list[str]:
     shown = {mask(line).lower() for line in hit.evidence}
     out = []
     for line in signatures:
         line = " ".join(str(line).split())
         masked = mask(line).lower()
-        if len(line) < 12 or is_generic(line) or any(masked in seen for seen in shown):
+        if len(line) < 12 or is_generic(line) or any(masked in seen for seen in shown) or not is_message_line(line):
             continue
         if any(flag not in user_flags for flag in FLAG_RE.findall(line)):
             continue
@@ -188,6 +204,25 @@ def confirm_symptom(hit: Hit, chinese: bool = False, words: str = "") -> str | N
 def _content_words(text: str) -> set[str]:
     return {token for token in tokenize(text) if token not in STOPWORDS and len(token) > 1} if text else set()
 
+
+
+NONE_OCCURS = "None of this entry's error lines occurs in your log."
+# the two reasons above said at once: the entry's lines resemble the paste's, none occurs in it
+NONE_OCCURS_PART_MATCH = Sentence(
+    "None of this entry's error lines occurs in your log; they resemble your paste only in part, not closely "
+    "enough to name it as the fix.",
+    "这个条目的错误行没有一行出现在你的日志里；它们和你贴的内容只部分相似，还不足以当作修复方法。")
+
+
+def _consistent(reasons: list) -> list:
+    """The decision's reasons as one account: "its error lines match your paste only in part" beside
+    "none of its error lines occurs in your log" reads as a contradiction (a line that matches in
+    part does not occur whole), so the two become one sentence that says both."""
+    if PART_MATCH_REASON in reasons and NONE_OCCURS in reasons:
+        at = reasons.index(PART_MATCH_REASON)
+        reasons = [r for r in reasons if r != NONE_OCCURS and r != PART_MATCH_REASON]
+        reasons.insert(min(at, len(reasons)), NONE_OCCURS_PART_MATCH)
+    return reasons
 
 
 def where_to_look(retrieval: Retrieval) -> list[str]:
@@ -245,10 +280,27 @@ def _request_shown(analysis: Analysis | None) -> bool:
     return shows_a_request(_paste_texts(analysis))
 
 
+# a command that starts one of SGLang's servers or generators, whichever launcher: the launch
+# command the generic step asks for is then in the paste already, even when its flags are not
+# SGLang's language server's (`python3 -m sglang.multimodal_gen.runtime.launch_server`, `sglang generate`)
+ANY_LAUNCH_RE = re.compile(r"\bpython3?\s+(?:-\w+\s+)*-m\s+sglang\.[\w.]*launch_server\b|\bsglang\s+(?:serve|generate)\s+--")
+
+
+def _stopped_after(analysis: Analysis) -> str | None:
+    """The last line of a start-up log (`assistant.phase`: start-up progress, no serving) that
+    shows no error: where the start stopped, with nothing after it to say why."""
+    if analysis.root_line is not None or analysis.failure_sites or analysis.errors or not analysis.masked_lines:
+        return None
+    if paste_phase(analysis) != "startup":
+        return None
+    return analysis.original(analysis.masked_lines[-1])
+
+
 def _next_steps(components: list[str], module: str | None, version: str | None, registry,
                 language: str = "en", quiet_log: bool = False, programs: tuple[str, ...] = (),
                 analysis: Analysis | None = None) -> list[str]:
-    known_command = analysis is not None and bool(analysis.environment.launch_command or analysis.environment.flags)
+    known_command = analysis is not None and bool(analysis.environment.launch_command or analysis.environment.flags
+                                                  or any(ANY_LAUNCH_RE.search(text) for text in _paste_texts(analysis)))
     # warnings and the user's own telling of the failure are not the error they tell of: a paste
     # that announces an error and shows only those still lacks it
     no_error_lines = (analysis is not None and analysis.root_line is None and not analysis.failure_sites
@@ -271,7 +323,9 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                                   and (analysis.root_line is None
                                        or bool(ANNOUNCES_TRACEBACK_RE.search(analysis.root_line.text))),
                                   dump_tail=analysis is not None and is_thread_dump_tail(analysis.masked_lines,
-                                                                                         bool(analysis.errors))),
+                                                                                         bool(analysis.errors)),
+                                  stopped_after=_stopped_after(analysis) if analysis is not None and not quiet_log
+                                  else None),
                         version, registry)
     if programs:
         # the paste is another program's: its own tracker first; SGLang's steps only if it is involved,
@@ -394,7 +448,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         words = " ".join((analysis.question, *told, *sentences))
         said = [c for c in named_in_order(words) if c not in components]
         components = said[:NAMED_COMPONENTS] + components
-    reasons = list(decision.reasons)
+    reasons = _consistent(list(decision.reasons))
     cleared = cleared_cause(matches[0].meta, analysis) if matches and matches[0].kind == "entry" else None
     if cleared is not None and cleared not in reasons:
         # the decision may reach this entry by way of another (`tell_apart` hands a paste to it) and
@@ -464,6 +518,10 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
                 "你贴的内容里没有错误行，所以不给修复步骤；下面的步骤用来找到出错的地方。"))
         steps = diagnostic_steps(retrieval.hits[0].meta, version, registry, analysis.masked_lines, language,
                                  lines_as_written=_paste_texts(analysis))
+        if analysis.traceback_cut and not decision.checked_at:
+            # the failure behind the consequence line is the traceback the paste cuts off: its end
+            # says what failed, before any search of the full log
+            steps.insert(0, in_language(TRACEBACK_END, language))
         if not decision.checked_at:
             steps.append(say(ASK_FOR_FIRST_ERROR))
         return NotConfirmed(outcome, diagnosis, steps, **known)

@@ -146,6 +146,41 @@ PASTE_ABOVE_THE_DUMP = Sentence(
     "错误在转储的上面：请贴出 `Fatal Python error: ...` 这一行（或 faulthandler 的 `Timeout (...)!` 行），以及第一个 "
     "`Thread 0x...` 或 `Current thread 0x...` 行之前的 30 行"
     "（`grep -n -m1 -B30 -E 'Fatal Python error|Current thread 0x|^Thread 0x' server.log`）。")
+# for a start-up log that stops, with no error line, after its last progress line
+_STOPPED_STARTING = (
+    "Your log stops while the server starts, after `{last}`, with no error line: paste what follows that line in the "
+    "full log (the traceback or error, and the exit status: `echo $?` right after the command returns). If nothing "
+    "follows and the process still runs, it hangs there: `py-spy dump --pid <pid>` of each scheduler process shows "
+    "where it waits.",
+    "你的日志停在服务启动途中，最后一行是 `{last}`，没有错误行：请贴出完整日志里这一行之后的内容（traceback 或报错，"
+    "以及退出状态：命令返回后立刻执行 `echo $?`）。如果之后什么都没有、进程还在运行，说明它卡在那里：对每个 scheduler "
+    "进程执行 `py-spy dump --pid <pid>`，能看到它停在哪里。")
+LAST_LINE_CHARS = 100
+
+
+def stopped_starting(last_line: str) -> Sentence:
+    """The step for a start-up log that stops after `last_line` with no error in it."""
+    last = " ".join(last_line.split())
+    last = last if len(last) <= LAST_LINE_CHARS else last[:LAST_LINE_CHARS - 1] + "…"
+    last = last.replace("`", "'")
+    return Sentence(_STOPPED_STARTING[0].format(last=last), _STOPPED_STARTING[1].format(last=last))
+
+
+# the GPU driver's own report of a fault, from the kernel log (`dmesg`): NVIDIA's Xid, amdgpu's page
+# fault or reset. It is the error of a GPU crash, seen from the driver; the process's log says which kernel
+DRIVER_FAULT_RE = re.compile(r"\bNVRM: Xid\b|\bamdgpu\b.*\b(?:page fault|PROTECTION_FAULT|GPU reset|timeout)\b", re.I)
+DRIVER_FAULT = Sentence(
+    "Your paste shows the GPU driver's own fault report from the kernel log (`NVRM: Xid` or `amdgpu ... page fault`). "
+    "A page fault, or Xid 13, 31 or 43, means a kernel running on the GPU touched memory it may not: the SGLang "
+    "process's log at the same moment names the kernel, so paste its lines from then (the traceback, or a line such as "
+    "`Memory access fault by GPU node-N` or `an illegal memory access was encountered`). Xid 48 or 79, ECC errors or a "
+    "GPU reset point at the GPU itself: check its ECC counters (`nvidia-smi -q -d ECC`; `rocm-smi` on AMD).",
+    "你贴的是内核日志里 GPU 驱动自己的故障报告（`NVRM: Xid` 或 `amdgpu ... page fault`）。page fault 或 Xid 13、31、43 "
+    "表示 GPU 上运行的某个内核访问了不该访问的内存：同一时刻 SGLang 进程的日志会说明是哪个内核，请贴出它那一刻的日志"
+    "（traceback，或 `Memory access fault by GPU node-N`、`an illegal memory access was encountered` 这类行）。"
+    "Xid 48 或 79、ECC 错误或 GPU reset 指向 GPU 本身：查看它的 ECC 计数（`nvidia-smi -q -d ECC`；AMD 上用 `rocm-smi`）。")
+
+
 # words that tell of an error the paste should then show: the process fails, crashes or dies
 # ("服务跑几分钟就挂了", "the server dies after the first request")
 TELLS_OF_ERROR_RE = re.compile(r"\b(?:errors?|exceptions?|traceback|fail(?:s|ed|ing|ure)?|crash(?:es|ed)?|di(?:es|ed)|"
@@ -481,7 +516,7 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
               user_flags=frozenset(), words: str = "", building: bool = False,
               traceback_cut: bool = False, dump_tail: bool = False, told=frozenset(),
               request_shown: bool = False, paste_text: str = "", gpu_archs=frozenset(),
-              missing_package: bool = False) -> list[Sentence]:
+              missing_package: bool = False, stopped_after: str | None = None) -> list[Sentence]:
     """Up to `limit` things to collect or try for the first component that has steps, then the
     generic ones to fill up; each says which component it is for. `quiet_log`: the user says the
     log shows no error, so the step that looks for the first one asks for more log instead;
@@ -498,14 +533,22 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
     `request_shown`: the paste shows the request (`shows_a_request`), so none is asked for;
     `paste_text`, `gpu_archs` (the compute capabilities of the GPUs it shows), `missing_package`
     (its root error says a package is not installed): what leaves out a component's step that does
-    not fit (`step_fits`)."""
+    not fit (`step_fits`);
+    `stopped_after`: the last line of a start-up log that shows no error (`assistant.phase`): what
+    follows that line is the thing to get, not a request (the server never served one);
+    a GPU driver's fault report in the paste (`DRIVER_FAULT_RE`) is the error it shows, so the
+    step asks for the process's own lines at that moment, not for an error it lacks.
+    What is missing (the traceback's end, the error) comes first: it is the one thing to go on."""
     if building:
         return list(BUILD_STEPS[:limit])
     error_untold = no_error_lines and not quiet_log and bool(TELLS_OF_ERROR_RE.search(words))
+    driver_fault = no_error_lines and bool(DRIVER_FAULT_RE.search(paste_text))
     missing = (TRACEBACK_END if traceback_cut else PASTE_ABOVE_THE_DUMP if dump_tail
+               else DRIVER_FAULT if driver_fault
+               else stopped_starting(stopped_after) if no_error_lines and stopped_after
                else PASTE_THE_ERROR if error_untold else None)
     kind = next((k for k in TOLD_KIND_STEPS if k in told), None) if not told & ERROR_KINDS else None
-    if kind and not (traceback_cut or dump_tail):
+    if kind and not (traceback_cut or dump_tail or driver_fault):
         steps = kind_steps(kind, [name for name in components if name in STEPS], user_flags, request_shown)
         # a log the user says shows no error: make it say more about the wrong answer
         return (steps + [QUIET_LOG] if quiet_log and kind == "wrong output" else steps)[:limit]
@@ -519,7 +562,7 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
     request = None if request_shown else SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
     first_error = (missing or (QUIET_LOG if quiet_log else request if no_error_lines else GENERIC[1]))
     # what was cut off (the traceback's end, what was above a thread dump) is the one thing to go on
-    generic = ([first_error, environment_step(hardware)] if traceback_cut or dump_tail
+    generic = ([first_error, environment_step(hardware)] if missing
                else [environment_step(hardware), first_error])
     generic = [step for step in generic if step is not None]
     generic += [] if known_command else [GENERIC[2]]
