@@ -30,8 +30,9 @@ _RFC3339 = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)"
 # ("Traceback", "File", "raise"), which the reader needs
 _LEVEL_NAME = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)"
 _LEVEL = rf"{_LEVEL_NAME}\b:?\s+"
-# Google Cloud Logging's severities, which its log viewer writes before each entry's time
-_GCP_SEVERITY = r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY)"
+# Google Cloud Logging's severities, which its log viewer writes before each entry's time (not
+# DEBUG: a DEBUG line keeps its level, which the reader sets such lines aside by)
+_GCP_SEVERITY = r"(?:DEFAULT|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY)"
 
 COLLECTOR_PREFIX = (
     rf"{_MONTH} [ \d]\d \d\d:\d\d:\d\d \S+ [^\s\[\]:]+(?:\[\d+\])?:\s"  # journald / syslog
