@@ -56,6 +56,7 @@ from assistant.phase import phase_conflict
 from assistant.provenance import paste_origin, paste_symbol
 from assistant.release_range import OLDEST_RELEASE, ends_before, module_of, of_known_releases, release_range, scope_fits
 from assistant.quoted_paths import line_with_paths_as_placeholders, signature_paths
+from assistant.server_args_release import predates_registry, server_args_dump
 from assistant.tell_apart import cleared_cause, pointed_sibling
 from assistant.term_weights import masked_signature, signature_text, token_idf
 from assistant.text import code_span, mask, tokenize
@@ -976,9 +977,12 @@ def _frames_conflict(meta: dict, analysis: Analysis) -> str | None:
 
 def _legacy_unshown(meta: dict, analysis: Analysis) -> str | None:
     """An entry about releases older than every current one (SGLang 0.1.x, 2024) fits a paste
-    only when the paste shows such a release: by default a user runs a current one."""
+    only when the paste shows such a release (its ServerArgs dump has fields only older releases
+    had): by default a user runs a current one."""
     affected = meta.get("affected")
     if not affected or analysis.environment.sglang_version or not ends_before(affected, OLDEST_RELEASE):
+        return None
+    if predates_registry(server_args_dump(analysis.masked_lines[:2000])):
         return None
     about = (f"This entry is about SGLang {affected}, older than every release since {OLDEST_RELEASE}; ",
              f"这个条目讲的是 SGLang {affected}，比 {OLDEST_RELEASE} 以来的所有版本都旧；")

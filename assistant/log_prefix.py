@@ -3,8 +3,9 @@
 Two layers stack up. Whatever collected the log adds the outer one: journald (`Sep 02 15:32:20
 host python3[912967]: `), `docker compose logs` (`sglang-1  | `), Kubernetes' node log files
 (`<RFC 3339 time> stderr F `) and `kubectl logs --timestamps` / `docker logs -t` (`<RFC 3339
-time> `), a job platform's `[<RFC 3339 time>] <pod> >> `, torchrun (`[rank0]: `), Ray (`(Actor
-pid=123, ip=10.0.0.1) `, `(raylet, ip=10.0.0.1) `), Open MPI's
+time> `), Google Cloud Logging's viewer (`ERROR <RFC 3339 time> `), a job platform's
+`[<RFC 3339 time>] <pod> >> `, torchrun (`[rank0]: `), Ray (`(Actor pid=123, ip=10.0.0.1) `,
+`(raylet, ip=10.0.0.1) `), Open MPI's
 `--tag-output` (`[1,0]<stderr>:`), Slurm's `srun --label` (`0: `), with the terminal colour
 codes around them (`\\x1b[36m`, or `[36m` where a web page dropped the escape character). The
 logger adds the inner one: SGLang's `[2025-10-15 10:47:27 TP0] `, a time stamp with a level,
@@ -29,12 +30,16 @@ _RFC3339 = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)"
 # ("Traceback", "File", "raise"), which the reader needs
 _LEVEL_NAME = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)"
 _LEVEL = rf"{_LEVEL_NAME}\b:?\s+"
+# Google Cloud Logging's severities, which its log viewer writes before each entry's time (not
+# DEBUG: a DEBUG line keeps its level, which the reader sets such lines aside by)
+_GCP_SEVERITY = r"(?:DEFAULT|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY)"
 
 COLLECTOR_PREFIX = (
     rf"{_MONTH} [ \d]\d \d\d:\d\d:\d\d \S+ [^\s\[\]:]+(?:\[\d+\])?:\s"  # journald / syslog
     rf"|{_RFC3339} \S+ [^\s\[\]:]+\[\d+\]:\s"                          # journalctl -o short-iso
     rf"|{_RFC3339} (?:stdout|stderr) [FP] "                             # Kubernetes node log file
     rf"|{_RFC3339}\s"                                                   # kubectl logs --timestamps
+    rf"|{_GCP_SEVERITY} {_RFC3339}\s"                                   # Google Cloud Logging: ERROR <time>
     rf"|(?!{_LEVEL_NAME}\b)[A-Za-z][\w.\-]*\s+\|\s"                         # docker compose: sglang-1  |
     r"|\[rank\d+\]:\s?"                                                 # torchrun
     # Slurm `srun --label`: "0: " before program output only, for a user's "1: crash" is a step
