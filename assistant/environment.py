@@ -140,18 +140,25 @@ HARDWARE_HINTS = [
     ("ascend", re.compile(r"\bAscend\b|\bNPU\b|npu-smi|\bCANN(?:\b|(?=\d))|\bAtlas \d|\bHDK\b|\bHCCL(?:\b|_)|"
                           r"\b910[ABC]\d?\b|昇腾", re.I)),
     # the HSA runtime's own fault report (`Memory access fault by GPU node-5 (Agent handle: ...)`) is ROCm's
+    # and the amdgpu kernel driver's (`amdgpu 0000:05:00.0: amdgpu: [gfxhub0] retry page fault ...`)
     ("amd", re.compile(r"\bROCm(?:\b|(?=\d))|\bHIP\b|hipError|\bMI\d{3}|aiter|\bgfx9\d\w\b|HSA_STATUS|rocm-smi|"
-                       r"Memory access fault by GPU node-\d", re.I)),
+                       r"Memory access fault by GPU node-\d|\bamdgpu\b", re.I)),
     # not torch's `torch.cuda` API or the words "CUDA graph": ROCm builds of torch keep both (HIP graphs
     # are torch.cuda graphs), so a ROCm log is full of them
-    ("nvidia", re.compile(r"\bNVIDIA\b|(?<!torch[./])\bCUDA\b(?![\s-]*graphs?\b)|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b", re.I)),
+    # (and NVIDIA's kernel driver, `NVRM: Xid (PCI:0000:3b:00): 79, ...`)
+    ("nvidia", re.compile(r"\bNVIDIA\b|(?<!torch[./])\bCUDA\b(?![\s-]*graphs?\b)|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b|"
+                          r"\bNVRM\b", re.I)),
     # Google's TPUs (SGLang-JAX): the device flag, the runtime library, a slice's name (`tpu-v6e-4`,
     # `TPU v5e`); not the word "TPU" alone, which also names a count of tokens
     ("tpu", re.compile(r"--device[= ]tpu\b|\blibtpu\b|\btpu[-_ ]?v[4-7][ep]?\b|\bsgl[-_]jax\b", re.I)),
-    # SGLang's CPU backend: its device flag, its switch, a report's `Device: CPU` line; not "CPU" alone
-    # (host memory, CPU offload and CPU threads run beside every GPU), nor code's `device="cpu"` (a
-    # traceback's source line that pins a host buffer on a GPU server)
-    ("cpu", re.compile(r"--device[= ]cpu\b|\bSGLANG_USE_CPU_ENGINE=1\b|^\s*(?:[-*]\s*)?device\s*[:：]\s*cpu\b", re.I)),
+    # SGLang's CPU backend: its device flag, its switch, a report's `Device: CPU` line, its Xeon AMX
+    # attention backend (`intel_amx`, `intel_amx_backend.py`, used only with `--device cpu`), the
+    # check that picks it (`cpu_has_amx_support`), a ServerArgs dump's `device='cpu'`; not "CPU" alone (host memory, CPU offload and CPU
+    # threads run beside every GPU), nor code's `device="cpu"` (a traceback's source line that pins a
+    # host buffer on a GPU server), nor "AMX" or "oneDNN" alone (KTransformers runs AMX CPU experts
+    # beside GPUs; Intel's XPUs use oneDNN)
+    ("cpu", re.compile(r"--device[= ]cpu\b|\bSGLANG_USE_CPU_ENGINE=1\b|^\s*(?:[-*]\s*)?device\s*[:：]\s*cpu\b|"
+                       r"\bintel_amx(?:_backend)?\b|\bcpu_has_amx_support\b|\bServerArgs\(.*?\bdevice='cpu'", re.I)),
 ]
 # Cheap prefilters (plain substring tests, ~0.1 us each) in front of the case-insensitive regexes
 # above, which cost 20-100 us a line: a 200 MB log has ~1.5M lines. Each tuple lists lower-case
@@ -163,10 +170,10 @@ HARDWARE_HINTS = [
 HARDWARE_KEYS = {
     "musa": ("musa", "mtgpu", "mtt", "mccl", "mtshmem", "mt_peermem", "moore threads"),
     "ascend": ("ascend", "npu", "cann", "atlas", "hdk", "hccl", "555a", "555b", "555c"),
-    "amd": ("rocm", "hip", "mi", "aiter", "gfx5", "hsa_status", "memory access fault by gpu node"),
-    "nvidia": ("nvidia", "cuda", "nccl", "h555", "a555", "h55", "b555"),
+    "amd": ("rocm", "hip", "mi", "aiter", "gfx5", "hsa_status", "memory access fault by gpu node", "amdgpu"),
+    "nvidia": ("nvidia", "cuda", "nccl", "h555", "a555", "h55", "b555", "nvrm"),
     "tpu": ("tpu", "sgl-jax", "sgl_jax"),
-    "cpu": ("cpu",),
+    "cpu": ("cpu", "intel_amx"),
 }
 OTHER_SOFTWARE_KEYS = (
     "vllm", "generation", "tgi", "llama", "ollama", "tensorrt", "tritonserver", "mindie", "lmdeploy", "deepspeed",

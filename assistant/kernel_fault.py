@@ -16,6 +16,11 @@ which one (`IndexKernel.cu:93: operator(): block: [0,0,0], thread: [64,0,0] Asse
 check means an index beyond its table: in serving, most often a token id at or past the embedding's
 vocabulary (a tokenizer or draft model whose vocabulary differs from the model's) or a slot index
 past its pool. The note names the check when the paste shows it, and where to find it when not.
+
+The GPU driver reports such a fault too, in the kernel log (`dmesg`): NVIDIA's `NVRM: Xid (PCI:...): 79,
+...`, amdgpu's `[gfxhub0] retry page fault ...`, a GPU reset. That line is an error of the paste like
+the process's own (`DRIVER_FAULT_RE`), ranked below the Python exceptions, below the process's own
+report of the fault and below what the process printed after it (`trace._driver_fault_ranks`).
 """
 
 from __future__ import annotations
@@ -24,6 +29,10 @@ import re
 from collections.abc import Sequence
 
 from assistant.wording import Sentence
+
+# the GPU driver's own report of a fault, from the kernel log (`dmesg`): NVIDIA's Xid, amdgpu's page
+# fault or reset. It is the error of a GPU crash, seen from the driver; the process's log says which kernel
+DRIVER_FAULT_RE = re.compile(r"\bNVRM: Xid\b|\bamdgpu\b.*\b(?:page fault|PROTECTION_FAULT|GPU reset|timeout)\b", re.I)
 
 ASYNC_FAULT_RE = re.compile(
     r"an illegal memory access was encountered|cudaErrorIllegalAddress|misaligned address|"

@@ -32,6 +32,7 @@ from assistant.program_lines import program_signatures
 from assistant.gpu_arch import paste_archs
 from assistant.next_steps import (BUILD_RE, MISSING_PACKAGE_RE, QUIET_LOG_RE, TRACEBACK_END, environment_step,
                                   for_version, next_for_kind, shows_a_request, steps_for)
+from assistant.kernel_fault import DRIVER_FAULT_RE
 from assistant.phase import paste_phase
 from assistant.retrieve import Hit, Retrieval
 from assistant.ruled_out import ruled_out_components
@@ -303,8 +304,8 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                                                   or any(ANY_LAUNCH_RE.search(text) for text in _paste_texts(analysis)))
     # warnings and the user's own telling of the failure are not the error they tell of: a paste
     # that announces an error and shows only those still lacks it
-    no_error_lines = (analysis is not None and analysis.root_line is None and not analysis.failure_sites
-                      and not programs)
+    no_error_lines = (analysis is not None and (analysis.root_line is None or DRIVER_FAULT_RE.search(analysis.root_line.text))
+                      and not analysis.failure_sites and not programs)
     hardware = analysis.environment.hardware if analysis is not None else None
     words = " ".join((analysis.question, *analysis.plain_lines[:20])) if analysis is not None else ""
     building = analysis is not None and any(BUILD_RE.search(analysis.original(line)) for line in analysis.masked_lines[:3000])

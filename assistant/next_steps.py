@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.kernel_fault import DRIVER_FAULT_RE
 from assistant.wording import Sentence
 
 GENERIC = (
@@ -166,9 +167,6 @@ def stopped_starting(last_line: str) -> Sentence:
     return Sentence(_STOPPED_STARTING[0].format(last=last), _STOPPED_STARTING[1].format(last=last))
 
 
-# the GPU driver's own report of a fault, from the kernel log (`dmesg`): NVIDIA's Xid, amdgpu's page
-# fault or reset. It is the error of a GPU crash, seen from the driver; the process's log says which kernel
-DRIVER_FAULT_RE = re.compile(r"\bNVRM: Xid\b|\bamdgpu\b.*\b(?:page fault|PROTECTION_FAULT|GPU reset|timeout)\b", re.I)
 DRIVER_FAULT = Sentence(
     "Your paste shows the GPU driver's own fault report from the kernel log (`NVRM: Xid` or `amdgpu ... page fault`). "
     "A page fault, or Xid 13, 31 or 43, means a kernel running on the GPU touched memory it may not: the SGLang "

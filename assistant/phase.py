@@ -23,8 +23,14 @@ if TYPE_CHECKING:
 
 PHASES = ("startup", "serving")
 SERVED_BATCHES = 3   # scheduler batch lines that show the server was serving (one may be warm-up)
-STARTUP_RE = re.compile(r"Load weight begin|Loading (?:safetensors|pt) checkpoint shards|Init torch distributed begin|"
-                        r"Capture (?:piecewise )?cuda graph begin|Memory pool end|Multi-thread loading shards")
+# the model runner's and memory pool's progress lines (SGLang 0.5.x `logger.info`): `Init torch
+# distributed begin/ends`, `Load weight begin/end`, `KV Cache is allocated`, `Mamba Cache is allocated`
+# (hybrid models), `Memory pool end`, `Capture cuda graph begin/end` (`cpu graph`, `npu graph` on
+# those devices, `piecewise CUDA graph`)
+STARTUP_RE = re.compile(r"Load weight (?:begin|end)|Loading (?:safetensors|pt) checkpoint shards|"
+                        r"Init torch distributed (?:begin|ends)|(?:KV|Mamba) Cache is allocated|"
+                        r"Capture (?:piecewise )?(?:cuda|CUDA|cpu|npu) graph (?:begin|end)|Memory pool end|"
+                        r"Multi-thread loading shards")
 # what the user says about when it failed, when the log does not show it
 SAID_STARTUP_RE = re.compile(
     r"\b(?:while|during|when|halfway through|in the middle of|before it finishe[sd]) (?:the )?(?:model )?"

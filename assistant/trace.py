@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from assistant.commands import SGLANG_MARKER_RE
 from assistant.environment import ACTIVITY_WORD_RE, NOT_SGLANG_NAME, Environment, EnvironmentReader, named_programs
 from assistant.generic_lines import SOLUTION_STEP, TORCH_CUDA_NOTES
+from assistant.kernel_fault import ASYNC_FAULT_RE, DRIVER_FAULT_RE
 from assistant.log_encoding import CARRIED, EXCEPTION_NAME, decoded, plain_text
 from assistant.log_prefix import PREFIX_RE
 from assistant.python_messages import PYTHON_MESSAGE_RE
@@ -75,11 +76,17 @@ CONSEQUENCE_RE = re.compile(
 BARE_EXCEPTION_RE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*(?!Assertion)[A-Z]\w*(?:Error|Exception)\s*$")
 # bash names the signal a job died of before the job's command: `Killed` alone in the foreground,
 # `[1]+  Killed      python -m sglang.launch_server ...` for a background job, and
-# `./run.sh: line 19: 867080 Killed      python -m ...` from a script
+# `./run.sh: line 19: 867080 Killed      python -m ...` from a script. bash pads the signal's name to
+# a column, but a script's report copied through a terminal or a CI log often keeps one space
+# (`./x.sh: line 48: 28 Killed python3 ...`): after the job or script prefix one space is enough, and
+# so it is before a command that starts a program (`Killed python3 -m sglang.launch_server ...`)
 SHELL_JOB_STATUS_RE = re.compile(
-    r"^(?:\[\d+\][+-]?\s+|\S+: line \d+:\s+\d+\s+)?"
+    r"^(?:(\[\d+\][+-]?\s+|\S+: line \d+:\s+\d+\s+))?"
     r"(Killed|Terminated|Hangup|Quit|Aborted|Segmentation fault|Bus error|Illegal instruction|"
-    r"Floating point exception)(?: \(core dumped\))?(?:(?:\s{2,}|(?<=\))\s)(\S.*))?$")
+    r"Floating point exception)(?: \(core dumped\))?"
+    r"(?:(?:\s{2,}|(?<=\))\s|(?(1)\s|\s(?=(?:\S*/)?(?:python[\d.]*\s+(?:-\S|\S+\.py\b)|(?:torchrun|sglang|nohup|bash|sh)\s+\S))))(\S.*))?$")
+_SIGNAL_WORDS = frozenset({"Killed", "Terminated", "Hangup", "Quit", "Aborted", "Segmentation", "Bus", "Illegal",
+                           "Floating"})
 # sent from outside (the OOM killer, a supervisor, SGLang's own teardown after a child failed):
 # they say the process was stopped, not why
 _SIGNALS_FROM_OUTSIDE = ("Killed", "Terminated", "Hangup", "Quit")
@@ -348,7 +355,9 @@ PROGRAM_LINE_RE = re.compile(r"^\s*(?:terminate called |what\(\):|Fatal Python e
                              # a level name in capitals opens a logger's or an installer's line (pip's
                              # `ERROR: Cannot install ...`, an image's `WARNING: Detected NVIDIA B200 GPU`)
                              r"(?:INFO|WARNING|WARN|ERROR|CRITICAL|FATAL):\s|"
-                             r"Thread 0x[0-9a-f]+ \(most recent call first\)|\*\*\* (?:SIG\w+|Process received signal))")
+                             r"Thread 0x[0-9a-f]+ \(most recent call first\)|\*\*\* (?:SIG\w+|Process received signal)|"
+                             # the GPU driver's kernel-log lines (`NVRM: Xid ...`, `amdgpu 0000:05:00.0: amdgpu: ...`)
+                             r"NVRM: |amdgpu \S+: amdgpu: )")
 
 
 def _classify(line: str) -> str | None:
@@ -359,6 +368,8 @@ def _classify(line: str) -> str | None:
         return "exception"
     if CPP_TERMINATE_RE.match(line):
         return "consequence"
+    if DRIVER_FAULT_RE.search(line):
+        return "fatal"   # the GPU driver's fault report (`NVRM: Xid ...: 79`, `amdgpu: ... page fault`)
     if CONSEQUENCE_RE.search(line) or BARE_EXCEPTION_RE.match(line):
         return "consequence"
     if EXCEPTION_RE.match(line):
@@ -496,11 +507,11 @@ def _job_status(text: str, st: _State) -> bool:
     match = SHELL_JOB_STATUS_RE.match(text)
     if not match:
         return False
-    command = match.group(2)
-    status = text[:match.start(2)].rstrip() if command else text
+    command = match.group(3)
+    status = text[:match.start(3)].rstrip() if command else text
     st.last_was_prose = False
     st.tail.append(status)
-    _add_error(st, status, "consequence" if match.group(1) in _SIGNALS_FROM_OUTSIDE else "fatal")
+    _add_error(st, status, "consequence" if match.group(2) in _SIGNALS_FROM_OUTSIDE else "fatal")
     if command and st.launch is None and SGLANG_MARKER_RE.search(command):
         st.launch = command
     return True
@@ -596,7 +607,8 @@ def _feed(raw: str, st: _State) -> None:
         st.log_lines += 1
     if text[:1] in "^~" and POSITION_MARKER_RE.match(text):
         return   # Python 3.11's markers under a frame's source: the assert above them still fails
-    if (len(text) < 40 or "  " in text or "dumped) " in text) and _job_status(text, st):
+    if (len(text) < 40 or "  " in text or "dumped) " in text or ": line " in text[:60] or text[:1] == "["
+            or text.split(" ", 1)[0] in _SIGNAL_WORDS) and _job_status(text, st):
         return
     # cheap substring tests first: the regexes behind them run on every line of a 200 MB log
     if st.launch is None and st.loose_flags is None and "--" in text and LOOSE_FLAGS_RE.match(text):
@@ -1083,6 +1095,7 @@ def tells_of_failure(error: ErrorLine) -> bool:
     quotes no error ("The process crashes with a RuntimeError inside SageAttention3")."""
     text = error.text
     return (error.kind == "fatal" and looks_like_sentence(text) and not QUOTED_EXCEPTION_RE.search(text)
+            and not DRIVER_FAULT_RE.search(text)
             and not SOURCE_LOCATION_RE.search(text)
             and not FATAL_RE.search(FLAG_NAME_RE.sub(" ", NARRATIVE_FAILURE_RE.sub(" ", text))))
 
@@ -1178,8 +1191,9 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         survived |= {k for k, v in st.errors.items() if v[1] > min(interrupts)}
     if all(k in survived or v[3] == "warning" for k, v in st.errors.items()):
         survived = set()   # nothing else failed: what the server survived is all there is to go on
+    driver = _driver_fault_ranks(st.errors)
     ordered = sorted(st.errors.items(), key=lambda kv: (
-        _PRIORITY[kv[1][3]] + SURVIVED_PENALTY * (kv[0] in survived)
+        driver.get(kv[0], _PRIORITY[kv[1][3]]) + SURVIVED_PENALTY * (kv[0] in survived)
         + UNNAMED_EXCEPTION_RANK * (kv[1][3] == "exception" and _unnamed_exception(kv[1][0])), kv[1][1]))
     errors = tuple(ErrorLine(text=v[0], masked=k, line_no=v[1], count=v[2], kind=v[3], survived=k in survived)
                    for k, v in ordered)
@@ -1220,6 +1234,30 @@ def analyze_lines(lines: Iterable[str], progress: Callable[[int, int], None] | N
         user_quotes=frozenset(st.user_quotes),
         quoted_spans=quoted_spans((*st.described, *st.prose)),
     )
+
+
+# a GPU driver's fault report ranks after the Python exceptions (the server's own account of the
+# failure) and, when nothing of the process's follows it, before its other fatal lines: it is what
+# the crash was (a page fault, a GPU fallen off the bus), the process's earlier lines are not
+DRIVER_FAULT_ROOT_RANK = 0.9
+DRIVER_FAULT_BEHIND_RANK = 1.5   # the process printed an error after it: that line says more
+
+
+def _driver_fault_ranks(errors: dict[str, list]) -> dict[str, float]:
+    """The rank of each GPU driver fault line (`DRIVER_FAULT_RE`) among the errors: a root unless
+    an exception or fatal line of the process comes after it (the process's own account, such as
+    `Memory access fault by GPU node-2` or a traceback's exception, names the kernel)."""
+    faults = {k: v for k, v in errors.items() if v[3] == "fatal" and DRIVER_FAULT_RE.search(v[0])}
+    if not faults:
+        return {}
+    process = [v for k, v in errors.items() if k not in faults and v[3] in ("exception", "fatal")
+               and not tells_of_failure(ErrorLine(v[0], k, v[1], v[2], v[3]))]
+    if any(ASYNC_FAULT_RE.search(v[0]) for v in process):
+        # the process's own report of the fault (`Memory access fault by GPU node-2`, `illegal memory
+        # access`), wherever the user pasted the kernel log beside it
+        return dict.fromkeys(faults, DRIVER_FAULT_BEHIND_RANK)
+    return {k: DRIVER_FAULT_BEHIND_RANK if any(p[1] > v[1] for p in process) else DRIVER_FAULT_ROOT_RANK
+            for k, v in faults.items()}
 
 
 def _assert_as_error(st: _State) -> None:
