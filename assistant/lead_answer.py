@@ -27,7 +27,7 @@ from assistant.decision import LEAD, PART_MATCH_REASON, UNKNOWN, specific_signat
 from assistant.decision import failing_components as components_of
 from assistant.environment import named_programs, program_names
 from assistant.flag_reference import FlagReference, flags_for_question
-from assistant.generic_lines import is_generic
+from assistant.generic_lines import is_generic, specific_words
 from assistant.program_lines import program_signatures
 from assistant.gpu_arch import paste_archs
 from assistant.next_steps import (BUILD_RE, MISSING_PACKAGE_RE, QUIET_LOG_RE, TRACEBACK_END, environment_step,
@@ -189,17 +189,62 @@ def own_line_shown(hit: Hit) -> bool:
     return bool(specific_signatures(hit))
 
 
-def confirm_symptom(hit: Hit, chinese: bool = False, words: str = "") -> str | None:
+def confirm_symptom(hit: Hit, chinese: bool = False, words: str = "", paste: str = "",
+                    error_lines: tuple[str, ...] = ()) -> str | None:
     """The entry's described symptom closest to the user's `words` (the most words in common; the
-    first one on a tie or with no words), for an entry with no error line to look for; for a
-    Chinese answer its symptoms written in Chinese, when it has any."""
+    first one on a tie), for an entry with no error line to look for; for a Chinese answer its
+    symptoms written in Chinese, when it has any. The symptom must share a specific term with the
+    `paste` (with `words` when no paste is given): a flag, a component, an exception, an identifier
+    like `fp8_e4m3`, `sageattn3`, an acronym like `NVML`, `OOM`, or a word of the paste's
+    `error_lines` beyond their generic failure phrases. Common words alone ("capture", "startup",
+    "batch") do not tie a report to one of the entry's variants, and offering a variant the report
+    never names (FA3 with an FP8 KV cache, to a report with neither) misleads: None then."""
     symptoms = [" ".join(str(s).split()) for s in hit.meta.get("symptoms") or ()]
     if chinese and any(CHINESE_CHAR_RE.search(s) for s in symptoms):
         symptoms = [s for s in symptoms if CHINESE_CHAR_RE.search(s)]
     if not symptoms:
         return None
+    terms = {symptom: specific_terms(symptom) for symptom in symptoms}
+    shown = specific_terms(paste or words)
+    error_words = {word for line in error_lines for word in _content_words(" ".join(specific_words(line)))
+                   if len(word) > 3}
     said = _content_words(words)
-    return max(symptoms, key=lambda symptom: len(said & _content_words(symptom)))   # max keeps the first of equals
+    # among the symptoms that share one, the closest to the user's words (max keeps the first of equals)
+    tied = [symptom for symptom in symptoms if terms[symptom] & shown or _content_words(symptom) & error_words]
+    return max(tied, key=lambda symptom: len(said & _content_words(symptom))) if tied else None
+
+
+# exceptions every kind of failure raises: they tell no variant from another
+GENERIC_EXCEPTIONS = frozenset({"exception", "error", "runtimeerror", "assertionerror"})
+EXCEPTION_WORD_RE = re.compile(r"\b\w*(?:Error|Exception)\b")
+# an identifier, a model or GPU name, a dtype: letters with digits or underscores (`fp8_e4m3`, `fa3`,
+# `sageattn3`, `H100`, `two_batch_overlap`), not a number or a plain word
+IDENTIFIER_RE = re.compile(r"\b(?=[A-Za-z0-9_]*[A-Za-z])(?=[A-Za-z0-9_]*[0-9_])[A-Za-z][A-Za-z0-9_]*[A-Za-z0-9]\b")
+
+
+# a name in capitals (`NVML`, `OOM`, `TBO`, `CJK`), as written: "dp=8" in a sentence is not one;
+# those every SGLang report names tell nothing apart
+ACRONYM_RE = re.compile(r"\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b")
+COMMON_ACRONYMS = frozenset({"gpu", "gpus", "cpu", "cuda", "api", "http", "url", "sglang", "llm", "id", "io", "ok",
+                             "tp", "ip", "os", "ai"})
+
+
+def specific_terms(text: str) -> set[str]:
+    """The terms of a text that name something particular: its flags, specific components,
+    exception classes and identifiers, lowercased."""
+    if not text:
+        return set()
+    terms = {flag.lower() for flag in FLAG_RE.findall(text)}
+    terms |= {f"component:{name}" for name in specific(components_in(text))}
+    terms |= {word.lower() for word in EXCEPTION_WORD_RE.findall(text)} - GENERIC_EXCEPTIONS
+    terms |= {word.lower() for word in IDENTIFIER_RE.findall(text) if len(word) > 2}
+    terms |= {word.lower() for word in ACRONYM_RE.findall(text)} - COMMON_ACRONYMS
+    return terms
+
+
+def _frame_or_source(line: str, analysis: Analysis) -> bool:
+    """A traceback's frame line, or a source line under one."""
+    return bool(FRAME_RE.match(line) or CUT_FRAME_RE.match(line)) or mask(line) in analysis.source_lines
 
 
 def _content_words(text: str) -> set[str]:
@@ -541,14 +586,22 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
                          f"({_reference(top)}), but it does not fit your log well enough to be the fix.",
                          f"未确认：最接近的已知问题是{what}“{top.title_zh or top.title}”（{_reference(top)}），"
                          "但它和你的日志不够吻合，不能当作修复方法。"))
-        symptom = (confirm_symptom(retrieval.hits[0], words=told)
+        # what the paste says, without the traceback's frames and source lines: where a call passed
+        # (`capture_one_batch_size`, `run_once`) is the same in every variant of a failure there
+        said_text = " ".join((analysis.question, *analysis.environment.flags, *analysis.user_names,
+                              *(line for line in analysis.plain_lines if not _frame_or_source(line, analysis)),
+                              *(e.text for e in analysis.errors[:20])))
+        error_lines = tuple(e.text for e in analysis.errors[:20] if not tells_of_failure(e))
+        symptom = (confirm_symptom(retrieval.hits[0], words=told, paste=said_text, error_lines=error_lines)
                    if not confirm and (decision.described or not own_line_shown(retrieval.hits[0])) else None)
         if confirm:
             diagnosis += say((f" If your log also shows `{confirm[0]}`, this {what} applies.",
                               f"如果你的日志里还有 `{confirm[0]}`，这个{what}就适用。"))
         elif symptom:
+            symptom_zh = confirm_symptom(retrieval.hits[0], chinese=True, words=told, paste=said_text,
+                                         error_lines=error_lines)
             diagnosis += say((f" It applies if what you see is this: {symptom}.",
-                              f"如果你看到的现象是这样，它就适用：{confirm_symptom(retrieval.hits[0], chinese=True, words=told)}。"))
+                              f"如果你看到的现象是这样，它就适用：{symptom_zh or symptom}。"))
         # the lead's own text may say a component the paste names plays no part (its wrong advice
         # blames DeepEP, its fact says DeepEP never runs): that component's debugging is no next step
         excluded = ruled_out_components(retrieval.hits[0].meta) if top.kind == "entry" else frozenset()

@@ -253,9 +253,10 @@ def origin_headline(origin: Origin) -> Sentence:
 CONDITION_PREFIX = ("when: ", "条件：")
 
 
-def origin_lines(origin: Origin, language: str = "en") -> list[str]:
+def origin_lines(origin: Origin, language: str = "en", dated: Sentence | None = None) -> list[str]:
     """The "Where it comes from" block as plain lines in the reader's language: site, condition,
-    releases, user's version."""
+    releases, user's version (`dated`: what the answer's Detected line reads of it when the paste
+    has no version line, so the two never disagree)."""
     if not origin.is_sglang:
         return [in_language(origin_headline(origin), language)]
     lines = [origin_headline(origin)]
@@ -277,7 +278,7 @@ def origin_lines(origin: Origin, language: str = "en") -> list[str]:
                               f"你的 SGLang {origin.user_version} 没有一字不差的这条报错：要么文字改过，"
                               "要么日志来自另一个版本，而不是检测到的这个"))
     elif origin.package == "sglang" and not origin.user_version:
-        lines.append(Sentence("your SGLang version is not in the paste (add `python3 -m sglang.check_env`)",
+        lines.append(dated or Sentence("your SGLang version is not in the paste (add `python3 -m sglang.check_env`)",
                               "你贴的内容里没有 SGLang 版本（请附上 `python3 -m sglang.check_env` 的输出）"))
     if origin.alternatives:
         lines.append(Sentence(f"the same text is emitted at {origin.alternatives} other place(s); a traceback "

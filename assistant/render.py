@@ -11,7 +11,7 @@ from assistant.answer import Answer
 from assistant.control_chars import neutralize_data
 from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
 from assistant.snippets import BLOCK_INDENT, FENCE
-from assistant.wording import HEADINGS, colon
+from assistant.wording import HEADINGS, Sentence, colon
 
 _BOLD, _DIM, _RED, _YELLOW, _GREEN, _CYAN, _RESET = (
     "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[36m", "\x1b[0m")
@@ -67,6 +67,31 @@ def releases_zh(described: str) -> str:
     return described
 
 
+# what the paste's version reading rests on, as the version sentence of "Where it comes from" says it
+_DATED_BY = {"traceback": ("your paste's frames point to", "从你贴的调用栈的文件看"),
+             "message": ("your paste's error message points to", "从你贴的报错文字看"),
+             "both": ("your paste's frames and error message point to", "从你贴的调用栈的文件和报错文字看")}
+
+
+def dated_reading(env) -> Sentence | None:
+    """The user's SGLang release as the Detected line reads it from a paste with no version line
+    ("your paste's frames point to SGLang 0.5.7 or later"); None when the paste gives the version or
+    nothing dates it. "Where it comes from" says this, never "not in the paste" beside a Detected
+    line that names a range."""
+    if env is None or env.sglang_version or not env.sglang_releases:
+        return None
+    en, zh = _DATED_BY.get(env.sglang_releases_by, _DATED_BY["traceback"])
+    check = "`python3 -m sglang.check_env`"
+    return Sentence(f"{en} SGLang {env.sglang_releases} ({check} gives the exact version)",
+                    f"{zh}，SGLang 是 {releases_zh(env.sglang_releases)}（{check} 可给出确切版本）")
+
+
+def answer_origin_lines(answer: Answer, language: str | None = None) -> list[str]:
+    """The "Where it comes from" lines of an answer, its version sentence read as its Detected line."""
+    return origin_lines(answer.origin, answer.reader_language if language is None else language,
+                        dated_reading(answer.detected))
+
+
 _OUTCOME_COLOR = {"fix": _GREEN, "lead": _YELLOW, "unknown": _YELLOW}
 
 
@@ -94,7 +119,7 @@ def provenance_lines(answer: Answer, c) -> list[str]:
         return c(_BOLD, _colon(answer, answer.label(key), space=True))
 
     if answer.origin is not None:
-        first, *rest = origin_lines(answer.origin, answer.reader_language)
+        first, *rest = answer_origin_lines(answer)
         out += [h("where_from") + first] + [f"  {line}" for line in rest]
     if answer.symbol is not None:
         out += ([""] if out else []) + [h("releases") + answer.localized(symbol_sentence(answer.symbol))]

@@ -263,6 +263,11 @@ class Analysis:
                 # the quote, not the sentence around it, is the error to show
                 text, kind = quoted[0]
                 return ErrorLine(text, mask(text), logged.line_no, logged.count, kind, logged.survived)
+        if logged is not None and logged.kind == "consequence" and self.traceback_cut:
+            # `Received sigquit from a child process`, `Subprocess scheduler_1 ... crashed with exit
+            # code 1` say a child died; the child's own traceback above them, cut before its exception
+            # line, holds what failed: that missing line is the root error, not the teardown's
+            return None
         if logged is not None or not told:
             return logged
         # the title is all there is: an exception it names is the error, its own words are not

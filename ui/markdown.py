@@ -22,10 +22,10 @@ import re
 
 from assistant.answer import Answer, Match
 from assistant.control_chars import neutralize
-from assistant.provenance import CONDITION_PREFIX, dependency_sentence, origin_lines, symbol_sentence
+from assistant.provenance import CONDITION_PREFIX, dependency_sentence, symbol_sentence
 from assistant.redact import redact
 from assistant.snippets import step_parts
-from assistant.render import flags_heading
+from assistant.render import answer_origin_lines, flags_heading
 from assistant.text import code_span
 from assistant.wording import colon, heading
 
@@ -218,7 +218,7 @@ def _provenance_markdown(answer: Answer) -> list[str]:
     out = []
     words = answer.label
     if answer.origin is not None:
-        first, *rest = origin_lines(answer.origin, answer.reader_language)
+        first, *rest = answer_origin_lines(answer)
         out += ["", f"{_field(answer, 'where_from')}{code_span(first)}"]
         out += [f"- {code_span(r) if r.startswith(CONDITION_PREFIX) else r}" for r in rest]
     if answer.symbol is not None:
@@ -237,7 +237,7 @@ def origin_source_markdown(answer: Answer) -> str:
     """The emitting site as a block of the sources panel: module:function, the condition and the
     source lines around it, the releases that have the message."""
     origin = answer.origin
-    first, *rest = origin_lines(origin)
+    first, *rest = answer_origin_lines(answer, "en")
     body = [f"<p>{html.escape(line)}</p>" for line in rest if not line.startswith(CONDITION_PREFIX)]
     if origin.is_sglang and origin.context:
         where = f"{origin.path}, line {origin.line}" if origin.line else origin.path

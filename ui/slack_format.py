@@ -19,8 +19,8 @@ import urllib.parse
 
 from assistant.answer import Answer
 from assistant.control_chars import neutralize
-from assistant.provenance import CONDITION_PREFIX, dependency_sentence, origin_lines, symbol_sentence
-from assistant.render import flags_heading
+from assistant.provenance import CONDITION_PREFIX, dependency_sentence, symbol_sentence
+from assistant.render import answer_origin_lines, flags_heading
 from assistant.wording import colon
 from assistant.snippets import step_parts
 from assistant.redact import REDACTED, redact, redact_data  # noqa: F401 - the library's one scrubber, re-exported
@@ -183,7 +183,7 @@ def provenance_section(answer: Answer, dependency: bool = False) -> str:
     parts = []
     words = answer.label
     if answer.origin is not None:
-        first, *rest = origin_lines(answer.origin, answer.reader_language)
+        first, *rest = answer_origin_lines(answer)
         code = [f"`{escape(line)}`" if line.startswith(CONDITION_PREFIX) else escape(line) for line in rest]
         parts.append(f"*{words('where_from')}{colon(answer.reader_language)}* `{escape(first)}`" + "".join(f"\n• {line}" for line in code))
     if answer.symbol is not None:
