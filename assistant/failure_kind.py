@@ -106,9 +106,12 @@ def _entry_kinds(title: str, lines: tuple[str, ...]) -> frozenset[str]:
 
 
 def entry_kinds(meta: dict) -> frozenset[str]:
-    """The kinds of failure an entry is about, from its title, error lines and symptoms."""
+    """The kinds of failure an entry is about, from its title, error lines and symptoms; an entry
+    filed under performance is about slowness whatever else its words name (a warning entry says
+    "a crash next to it has another cause": the crash is what it is not about)."""
     lines = tuple(meta.get("signatures") or ()) + tuple(meta.get("symptoms") or ())
-    return _entry_kinds(meta.get("title", ""), lines)
+    kinds = _entry_kinds(meta.get("title", ""), lines)
+    return kinds | {"slow"} if meta.get("area") == "performance" else kinds
 
 
 # each kind as a Chinese reader is told it

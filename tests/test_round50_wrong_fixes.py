@@ -4,9 +4,13 @@
   repeats is a source line the user quoted from SGLang's code, that line shows where they looked,
   not what failed: an entry about a crash is not the fix for a report that the same code path is
   slow. The entry stays the lead, with the reason; a crash report quoting the same line keeps its fix.
+- An entry filed under performance is about slowness, whatever else its title names ("a crash next
+  to it has another cause"), so a slowness report pasting its warning keeps the entry's steps.
 """
 
 from __future__ import annotations
+
+from assistant.render import render_text
 
 JUMP_FORWARD = "jump-forward-constrained-decoding-crash"
 
@@ -37,3 +41,21 @@ def test_a_slowness_report_quoting_an_entrys_source_line_does_not_get_the_crash_
 def test_a_crash_report_quoting_the_same_line_keeps_the_entrys_fix(assistant):
     shown = assistant.answer(QUOTED_SOURCE_CRASH).to_json()
     assert (shown["outcome"], shown["matches"][0]["id"]) == ("fix", JUMP_FORWARD)
+
+
+MOE_WARNING_SLOW = (
+    "Qwen3-30B-A3B on two L40S, sglang 0.5.9. The first requests are slow, is this warning the reason?\n"
+    "[2026-03-11 08:15:40 TP1] Using default MoE kernel config. Performance might be sub-optimal! Config file not "
+    "found at /opt/venv/lib/python3.11/site-packages/sglang/srt/layers/moe/fused_moe_triton/configs/triton_3_3_1/"
+    "E=128,N=384,device_name=NVIDIA_L40S.json, you can create them with "
+    "https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton\n")
+
+
+def test_a_performance_warning_entry_is_about_slowness_even_when_its_title_mentions_a_crash(assistant):
+    # the MoE-config entry's title says "a crash next to it has another cause": that names what it is
+    # not about, so a slowness report is not told the entry "is about crash"
+    answer = assistant.answer(MOE_WARNING_SLOW)
+    shown = answer.to_json()
+    assert shown["matches"][0]["id"] == "moe-default-kernel-config-warning"
+    assert not any("a different kind of failure" in reason for reason in shown["reasons"])
+    assert "tuning_fused_moe_triton.py" in render_text(answer)
