@@ -85,7 +85,7 @@ def kinds_in(*texts: str) -> frozenset[str]:
             continue
         text = AVOIDED_RE.sub(" ", text)
         found |= {name for name, pattern in KIND_PATTERNS
-                  if any(not _negated(text, m.start()) for m in pattern.finditer(text))}
+                  if any(not _negated(text, m.start(), m.end()) for m in pattern.finditer(text))}
     return frozenset(found)
 
 
@@ -94,10 +94,20 @@ NEGATION_BEFORE_RE = re.compile(r"(?:\b(?:no|not|never|nor|isn't|wasn't|aren't|d
                                 r"|(?:没有|不是|并非|并没有|无|未)\s*(?:出现|发生|报)?\s*)$", re.I)
 
 
-def _negated(text: str, start: int) -> bool:
-    """The kind named at `start` is denied in its own clause ("no OOM")."""
+# "a crash next to it has another cause", "an OOM after it is unrelated": the failure is named to
+# say it is not this one's
+DISOWNED_AFTER_RE = re.compile(r"[^.;:!?\n，。；：！？]{0,40}?\b(?:has|have|had) (?:another|a different|its own|other) causes?\b|"
+                               r"[^.;:!?\n，。；：！？]{0,40}?\b(?:is|are) (?:unrelated|another problem)\b|"
+                               r"[^。；！？\n]{0,12}?另有原因", re.I)
+
+
+def _negated(text: str, start: int, end: int | None = None) -> bool:
+    """The kind named at `start` is denied in its own clause ("no OOM"), or said to be another
+    problem's ("a crash next to it has another cause")."""
     before = re.split(r"[.;:,!?\n，。；：！？]", text[max(0, start - 40):start])[-1]
-    return bool(NEGATION_BEFORE_RE.search(before))
+    if NEGATION_BEFORE_RE.search(before):
+        return True
+    return end is not None and bool(DISOWNED_AFTER_RE.match(text, end))
 
 
 @lru_cache(maxsize=4096)
@@ -106,12 +116,9 @@ def _entry_kinds(title: str, lines: tuple[str, ...]) -> frozenset[str]:
 
 
 def entry_kinds(meta: dict) -> frozenset[str]:
-    """The kinds of failure an entry is about, from its title, error lines and symptoms; an entry
-    filed under performance is about slowness whatever else its words name (a warning entry says
-    "a crash next to it has another cause": the crash is what it is not about)."""
+    """The kinds of failure an entry is about, from its title, error lines and symptoms."""
     lines = tuple(meta.get("signatures") or ()) + tuple(meta.get("symptoms") or ())
-    kinds = _entry_kinds(meta.get("title", ""), lines)
-    return kinds | {"slow"} if meta.get("area") == "performance" else kinds
+    return _entry_kinds(meta.get("title", ""), lines)
 
 
 # each kind as a Chinese reader is told it
