@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.step_versions import step_version_ok as version_applies
-from assistant.provenance import dated_paste_environment, origin_citation, origin_lines, paste_origin
+from assistant.provenance import dated_paste_environment, dated_reading, origin_citation, origin_lines, paste_origin
 from assistant.retrieve import Hit, Retrieval
 from assistant.snippets import snippet_language
 from assistant.text import has_cjk, tokenize
@@ -268,7 +268,9 @@ def origin_source(retrieval: Retrieval, budget: int = ORIGIN_BUDGET) -> SourceBl
         return None
     citation = origin_citation(origin)
     head = f'<source id="{citation}">'
-    site, *facts = origin_lines(origin)
+    # its version sentence reads the paste as the answer's Detected line does ("your paste's frames
+    # point to SGLang 0.5.7 or later"), so the model is not told the version is unknown beside it
+    site, *facts = origin_lines(origin, dated=dated_reading(dated_paste_environment(retrieval.analysis)))
     when = [line for line in facts if line.startswith("when: ")]
     body = ["Where the error is emitted (SGLang's own code, from the release wheels):", site, *when]
     if origin.context:   # the code first: clipping drops the release facts before it

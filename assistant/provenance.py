@@ -253,6 +253,38 @@ def origin_headline(origin: Origin) -> Sentence:
 CONDITION_PREFIX = ("when: ", "条件：")
 
 
+# `ReleaseRange.describe`'s words, as a Chinese reader reads them
+_RELEASES_ZH = ((re.compile(r"^any release$"), "任意版本"), (re.compile(r"^(\S+) or later$"), r"\1 及之后"),
+                (re.compile(r"^(\S+) or earlier$"), r"\1 及之前"), (re.compile(r"^(\S+) to (\S+)$"), r"\1 至 \2"))
+
+
+def releases_zh(described: str) -> str:
+    """A release range as `ReleaseRange.describe` words it (`0.5.20 or earlier`), in Chinese."""
+    for pattern, replacement in _RELEASES_ZH:
+        if pattern.match(described):
+            return pattern.sub(replacement, described)
+    return described
+
+
+# what the paste's version reading rests on, as the version sentence of "Where it comes from" says it
+_DATED_BY = {"traceback": ("your paste's frames point to", "从你贴的调用栈的文件看"),
+             "message": ("your paste's error message points to", "从你贴的报错文字看"),
+             "both": ("your paste's frames and error message point to", "从你贴的调用栈的文件和报错文字看")}
+
+
+def dated_reading(env) -> Sentence | None:
+    """The user's SGLang release as the Detected line reads it from a paste with no version line
+    ("your paste's frames point to SGLang 0.5.7 or later"); None when the paste gives the version or
+    nothing dates it. "Where it comes from" says this, never "not in the paste" beside a Detected
+    line that names a range."""
+    if env is None or env.sglang_version or not env.sglang_releases:
+        return None
+    en, zh = _DATED_BY.get(env.sglang_releases_by, _DATED_BY["traceback"])
+    check = "`python3 -m sglang.check_env`"
+    return Sentence(f"{en} SGLang {env.sglang_releases} ({check} gives the exact version)",
+                    f"{zh}，SGLang 是 {releases_zh(env.sglang_releases)}（{check} 可给出确切版本）")
+
+
 def origin_lines(origin: Origin, language: str = "en", dated: Sentence | None = None) -> list[str]:
     """The "Where it comes from" block as plain lines in the reader's language: site, condition,
     releases, user's version (`dated`: what the answer's Detected line reads of it when the paste

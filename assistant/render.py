@@ -5,11 +5,9 @@ lead or unknown shows why, the root error, where it arises and what to collect, 
 
 from __future__ import annotations
 
-import re
-
 from assistant.answer import Answer
 from assistant.control_chars import neutralize_data
-from assistant.provenance import dependency_sentence, origin_lines, symbol_sentence
+from assistant.provenance import dated_reading, dependency_sentence, origin_lines, releases_zh, symbol_sentence
 from assistant.snippets import BLOCK_INDENT, FENCE
 from assistant.wording import HEADINGS, Sentence, colon
 
@@ -52,38 +50,6 @@ def _detected_line(answer: Answer) -> str:
     if env.flags:
         parts.append(("参数：" if zh else "flags: ") + " ".join(env.flags[:14]) + (" ..." if len(env.flags) > 14 else ""))
     return ("，" if zh else ", ").join(parts)
-
-
-# `ReleaseRange.describe`'s words, as a Chinese reader reads them
-_RELEASES_ZH = ((re.compile(r"^any release$"), "任意版本"), (re.compile(r"^(\S+) or later$"), r"\1 及之后"),
-                (re.compile(r"^(\S+) or earlier$"), r"\1 及之前"), (re.compile(r"^(\S+) to (\S+)$"), r"\1 至 \2"))
-
-
-def releases_zh(described: str) -> str:
-    """A release range as `ReleaseRange.describe` words it (`0.5.20 or earlier`), in Chinese."""
-    for pattern, replacement in _RELEASES_ZH:
-        if pattern.match(described):
-            return pattern.sub(replacement, described)
-    return described
-
-
-# what the paste's version reading rests on, as the version sentence of "Where it comes from" says it
-_DATED_BY = {"traceback": ("your paste's frames point to", "从你贴的调用栈的文件看"),
-             "message": ("your paste's error message points to", "从你贴的报错文字看"),
-             "both": ("your paste's frames and error message point to", "从你贴的调用栈的文件和报错文字看")}
-
-
-def dated_reading(env) -> Sentence | None:
-    """The user's SGLang release as the Detected line reads it from a paste with no version line
-    ("your paste's frames point to SGLang 0.5.7 or later"); None when the paste gives the version or
-    nothing dates it. "Where it comes from" says this, never "not in the paste" beside a Detected
-    line that names a range."""
-    if env is None or env.sglang_version or not env.sglang_releases:
-        return None
-    en, zh = _DATED_BY.get(env.sglang_releases_by, _DATED_BY["traceback"])
-    check = "`python3 -m sglang.check_env`"
-    return Sentence(f"{en} SGLang {env.sglang_releases} ({check} gives the exact version)",
-                    f"{zh}，SGLang 是 {releases_zh(env.sglang_releases)}（{check} 可给出确切版本）")
 
 
 def answer_origin_lines(answer: Answer, language: str | None = None) -> list[str]:

@@ -105,3 +105,14 @@ def test_a_lead_offers_no_variant_the_report_never_names(assistant):
     text = render_text(answer, color=False)
     assert "It applies if what you see is this" not in text
     assert "FA3" not in answer.diagnosis and "FP8" not in answer.diagnosis
+
+
+def test_the_models_origin_source_reads_the_version_as_the_answer_does(assistant):
+    # with an LLM endpoint the model reads the same "Where it comes from" facts; it must not be told
+    # the version is unknown when the traceback's files date it
+    from assistant.prompt import origin_source
+    paste = SIGQUIT_ABOVE_CUT_TRACEBACK + "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n"
+    source = origin_source(assistant.retrieve(paste.splitlines()))
+    assert source is not None
+    assert "not in the paste" not in source.text
+    assert "point to SGLang" in source.text
