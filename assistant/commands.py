@@ -17,6 +17,10 @@ CODE_SPAN_RE = re.compile(r"```[^\n]*\n(.*?)```|`([^`\n]+)`", re.S)
 SGLANG_MARKER_RE = re.compile(
     r"(?:sglang|sgl_jax)\.launch_server|launch_server\.py|\bsglang\s+serve\b|sglang\.compile_deep_gemm"
 )
+# a command that starts any SGLang server, as a user types it: `python3 -m sglang.launch_server`, the
+# diffusion server `python3 -m sglang.multimodal_gen.runtime.launch_server`, `sglang serve --...`,
+# `sglang generate --...` (a lead asks for the launch command only when the paste shows none)
+SGLANG_LAUNCH_RE = re.compile(r"\bpython3?\s+(?:-\w+\s+)*-m\s+sglang\.[\w.]*launch_server\b|\bsglang\s+(?:serve|generate)\s+--")
 ROUTER_MARKER_RE = re.compile(r"sglang_router|launch_router|sgl-router|sgl_router|model_gateway")
 # Programs whose own flags commonly appear in fixes; a flag after one of them is not SGLang's.
 EXTERNAL_PROGRAMS = (

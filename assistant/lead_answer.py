@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.case_steps import fitting_steps
-from assistant.commands import FLAG_RE, sglang_names
+from assistant.commands import FLAG_RE, SGLANG_LAUNCH_RE, sglang_names
 from assistant.components import components_in, named_in_order, specific
 from assistant.decision import LEAD, PART_MATCH_REASON, UNKNOWN, specific_signatures, without_configuration
 from assistant.decision import failing_components as components_of
@@ -326,12 +326,6 @@ def _request_shown(analysis: Analysis | None) -> bool:
     return shows_a_request(_paste_texts(analysis))
 
 
-# a command that starts one of SGLang's servers or generators, whichever launcher: the launch
-# command the generic step asks for is then in the paste already, even when its flags are not
-# SGLang's language server's (`python3 -m sglang.multimodal_gen.runtime.launch_server`, `sglang generate`)
-ANY_LAUNCH_RE = re.compile(r"\bpython3?\s+(?:-\w+\s+)*-m\s+sglang\.[\w.]*launch_server\b|\bsglang\s+(?:serve|generate)\s+--")
-
-
 def _stopped_after(analysis: Analysis) -> str | None:
     """The last line of a start-up log (`assistant.phase`: start-up progress, no serving) that
     shows no error: where the start stopped, with nothing after it to say why."""
@@ -346,7 +340,7 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
                 language: str = "en", quiet_log: bool = False, programs: tuple[str, ...] = (),
                 analysis: Analysis | None = None) -> list[str]:
     known_command = analysis is not None and bool(analysis.environment.launch_command or analysis.environment.flags
-                                                  or any(ANY_LAUNCH_RE.search(text) for text in _paste_texts(analysis)))
+                                                  or any(SGLANG_LAUNCH_RE.search(text) for text in _paste_texts(analysis)))
     # warnings and the user's own telling of the failure are not the error they tell of: a paste
     # that announces an error and shows only those still lacks it
     no_error_lines = (analysis is not None and (analysis.root_line is None or DRIVER_FAULT_RE.search(analysis.root_line.text))
