@@ -38,6 +38,13 @@ SGLANG_MARKER_RE = re.compile(f"(?P<own_flags>{_OWN_FLAG_LAUNCHERS})|{_SERVER_LA
 # sentence that only names one ("I start it with sglang.launch_server"): a lead asks for the launch
 # command only when the paste shows none
 SGLANG_LAUNCH_RE = re.compile(rf"\bpython[\d.]*\s+(?:-\w+\s+)*-m\s+(?:{_LAUNCHERS})(?![\w.])|(?:{_LAUNCHERS})\s+(?:--|\\)")
+# where a command that runs any SGLang program begins, its program: a module of SGLang's or
+# SGLang-JAX's run by Python (the server, `sglang.bench_serving`, `sglang.check_env`), the `sglang`
+# CLI, a `launch_server.py` script. For the readers that set a command line apart from the words
+# around it (the trace reader cutting a sentence before a command, retrieval leaving a command's
+# flags out of the evidence)
+SGLANG_PROGRAM = (r"[\w/.-]*python[\d.]*\s+(?:-\S+\s+)*-m\s+(?:sglang|sgl_jax)\b[\w.]*|\bsglang\s+(?:serve|generate)\b"
+                  r"|[\w/.-]*launch_server(?:\.py)?")
 ROUTER_MARKER_RE = re.compile(r"sglang_router|launch_router|sgl-router|sgl_router|model_gateway")
 # Programs whose own flags commonly appear in fixes; a flag after one of them is not SGLang's.
 EXTERNAL_PROGRAMS = (
