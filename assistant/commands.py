@@ -3,7 +3,9 @@
 A `--flag` belongs to SGLang only where SGLang would parse it: after `sglang.launch_server`,
 `sglang serve` or `sglang.compile_deep_gemm` in a command, in a code span that is just flags
 (`--tp-size 8`), or in prose not attached to another program (`docker run --shm-size` is
-Docker's). `SGLANG_*` / `SGL_*` names are SGLang's wherever they appear.
+Docker's). `SGLANG_*` / `SGL_*` names are SGLang's wherever they appear. SGLang's launchers are
+listed once here: every reader that asks whether a text runs or shows one uses SGLANG_MARKER_RE
+(where a launcher is named) or SGLANG_LAUNCH_RE (a launch command as typed).
 """
 
 from __future__ import annotations
@@ -13,14 +15,36 @@ import re
 FLAG_RE = re.compile(r"(?<![\w/.=-])--[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
 ENV_RE = re.compile(r"\b(?:SGLANG|SGL)_[A-Z0-9_]*[A-Z0-9]\b")
 CODE_SPAN_RE = re.compile(r"```[^\n]*\n(.*?)```|`([^`\n]+)`", re.S)
-# (SGLang-JAX's launcher, `python3 -u -m sgl_jax.launch_server --device=tpu ...`, takes the same flags)
-SGLANG_MARKER_RE = re.compile(
-    r"(?:sglang|sgl_jax)\.launch_server|launch_server\.py|\bsglang\s+serve\b|sglang\.compile_deep_gemm"
-)
-# a command that starts any SGLang server, as a user types it: `python3 -m sglang.launch_server`, the
-# diffusion server `python3 -m sglang.multimodal_gen.runtime.launch_server`, `sglang serve --...`,
-# `sglang generate --...` (a lead asks for the launch command only when the paste shows none)
-SGLANG_LAUNCH_RE = re.compile(r"\bpython3?\s+(?:-\w+\s+)*-m\s+sglang\.[\w.]*launch_server\b|\bsglang\s+(?:serve|generate)\s+--")
+# SGLang's launchers, the one list of them: SGLang's own modules (not another package's
+# `hisim.simulation.sglang.launch_server`), and its CLI's subcommands where they are a command, with
+# flags after them (not "running `sglang generate` with FLUX", "it fails under sglang serve"). The server's, which parse
+# the flags SGLang's flag registry lists: the server module (`python3 -m sglang.launch_server`,
+# `launch_server.py` run as a file) and `sglang serve`
+_MODULE = r"(?<![\w.])"
+_SUBCOMMAND = r"(?=\s+(?:--|\\|\.\.\.|…))"
+_SERVER_LAUNCHERS = rf"{_MODULE}sglang\.launch_server|launch_server\.py|\bsglang\s+serve{_SUBCOMMAND}"
+# those whose flags are their own: SGLang-JAX's (`python3 -u -m sgl_jax.launch_server
+# --device=tpu ...`), the diffusion server (`python3 -m sglang.multimodal_gen.runtime.launch_server`)
+# and the diffusion CLI `sglang generate` (`--prompt`, `--num-gpus`, `--save-output`)
+_OWN_FLAG_LAUNCHERS = (rf"{_MODULE}sgl_jax\.launch_server|{_MODULE}sglang\.multimodal_gen\.[\w.]*launch_server"
+                       rf"|\bsglang\s+generate{_SUBCOMMAND}")
+_LAUNCHERS = f"{_OWN_FLAG_LAUNCHERS}|{_SERVER_LAUNCHERS}"
+# where a text names a launcher, or the DeepGEMM precompiler, which takes the server's flags:
+# SGLang's flags come after it
+SGLANG_MARKER_RE = re.compile(f"(?P<own_flags>{_OWN_FLAG_LAUNCHERS})|{_SERVER_LAUNCHERS}|{_MODULE}sglang\\.compile_deep_gemm")
+# a command that starts an SGLang server as a user types it: a launcher run by Python
+# (`python3 -m sglang.launch_server`, `python3 -u -m sgl_jax.launch_server`) or followed by its flags
+# (`sglang serve --model-path ...`, `sglang generate \`, `python launch_server.py --...`); not a
+# sentence that only names one ("I start it with sglang.launch_server"): a lead asks for the launch
+# command only when the paste shows none
+SGLANG_LAUNCH_RE = re.compile(rf"\bpython[\d.]*\s+(?:-\w+\s+)*-m\s+(?:{_LAUNCHERS})(?![\w.])|(?:{_LAUNCHERS})\s+(?:--|\\)")
+# where a command that runs any SGLang program begins, its program: a module of SGLang's or
+# SGLang-JAX's run by Python (the server, `sglang.bench_serving`, `sglang.check_env`), the `sglang`
+# CLI, a `launch_server.py` script. For the readers that set a command line apart from the words
+# around it (the trace reader cutting a sentence before a command, retrieval leaving a command's
+# flags out of the evidence)
+SGLANG_PROGRAM = (r"[\w/.-]*python[\d.]*\s+(?:-\S+\s+)*-m\s+(?:sglang|sgl_jax)\b[\w.]*|\bsglang\s+(?:serve|generate)\b"
+                  r"|[\w/.-]*launch_server(?:\.py)?")
 ROUTER_MARKER_RE = re.compile(r"sglang_router|launch_router|sgl-router|sgl_router|model_gateway")
 # Programs whose own flags commonly appear in fixes; a flag after one of them is not SGLang's.
 EXTERNAL_PROGRAMS = (
@@ -36,15 +60,18 @@ _EXTERNAL_RE = re.compile(
 )
 
 
-def _jax_launcher(marker: re.Match) -> bool:
-    return marker.group(0).startswith("sgl_jax")
+def _own_flags(marker: re.Match) -> bool:
+    return marker.group("own_flags") is not None
 
 
-def is_jax_launch(command: str | None) -> bool:
-    """The command runs SGLang-JAX's launcher, whose flags are its own: SGLang's flag registry
-    says nothing about them."""
+def has_own_flags(command: str | None) -> bool:
+    """The command runs a launcher whose flags are its own (SGLang-JAX's, the diffusion server's):
+    SGLang's flag registry says nothing about them."""
     marker = SGLANG_MARKER_RE.search(command or "")
-    return marker is not None and _jax_launcher(marker)
+    return marker is not None and _own_flags(marker)
+
+
+is_jax_launch = has_own_flags   # answer.py's name for it, until that module (h4's this round) switches
 
 
 # a shell comment after a command (`--tp 8  # no --enable-dp-attention`): the user's note, often
@@ -65,8 +92,8 @@ def _flags_in_command(command: str) -> list[str]:
         if not simple or ROUTER_MARKER_RE.search(simple):
             continue
         marker = SGLANG_MARKER_RE.search(simple)
-        if marker and _jax_launcher(marker):
-            continue   # SGLang-JAX's flags are its own, not in SGLang's flag registry
+        if marker and _own_flags(marker):
+            continue   # SGLang-JAX's and the diffusion launchers' flags are their own, not in SGLang's flag registry
         if marker:
             found += FLAG_RE.findall(simple[marker.end():])
         elif simple.startswith("--"):
@@ -81,9 +108,9 @@ def _flags_in_prose(text: str) -> list[str]:
             before = line[: match.start()]
             external = list(_EXTERNAL_RE.finditer(before))
             markers = list(SGLANG_MARKER_RE.finditer(before))
-            sglang = [m for m in markers if not _jax_launcher(m)]
+            sglang = [m for m in markers if not _own_flags(m)]
             router = list(ROUTER_MARKER_RE.finditer(before))
-            last_other = max([m.end() for m in external + router + [m for m in markers if _jax_launcher(m)]], default=-1)
+            last_other = max([m.end() for m in external + router + [m for m in markers if _own_flags(m)]], default=-1)
             last_sglang = max([m.end() for m in sglang], default=-1)
             if last_other > last_sglang and match.start() - last_other < 120:
                 continue

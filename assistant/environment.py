@@ -62,7 +62,8 @@ GPU_RE = re.compile(
 )
 # data-center GPU names that mean nothing else in a paste: read without a GPU word ("P/D H200，P use hicache").
 # Shorter names (`L4`, `A10`, `T4`) need one: `L4` is also a line number, `A10` a paper size
-STANDALONE_GPU_RE = re.compile(r"(?:GB[23]00|[ABH][18]00|H200|H20|B[23]00|MI3\d{2}X)$")
+NVIDIA_STANDALONE_GPU = r"GB[23]00|[ABH][18]00|H200|H20|B[23]00"
+STANDALONE_GPU_RE = re.compile(rf"(?:{NVIDIA_STANDALONE_GPU}|MI3\d{{2}}X)$")
 # the GPU an AMD image is built for (`lmsysorg/sglang:v0.5.10-rocm720-mi35x`, `rocm/sgl-dev:...-mi30x`)
 IMAGE_GPU_RE = re.compile(r"(?:lmsysorg|rocm)/(?:sglang|sgl-dev)[\w-]*:[\w.-]*-(mi\d{2}x)\b", re.I)
 # a GPU named in a sentence with no GPU word: "on A800.", "8*H20", "在H20上面"
@@ -145,9 +146,10 @@ HARDWARE_HINTS = [
                        r"Memory access fault by GPU node-\d|\bamdgpu\b", re.I)),
     # not torch's `torch.cuda` API or the words "CUDA graph": ROCm builds of torch keep both (HIP graphs
     # are torch.cuda graphs), so a ROCm log is full of them
-    # (and NVIDIA's kernel driver, `NVRM: Xid (PCI:0000:3b:00): 79, ...`)
-    ("nvidia", re.compile(r"\bNVIDIA\b|(?<!torch[./])\bCUDA\b(?![\s-]*graphs?\b)|\bnccl\b|nvidia-smi|\bH100\b|\bA100\b|\bH20\b|\bH800\b|\bB200\b|"
-                          r"\bNVRM\b", re.I)),
+    # (and NVIDIA's kernel driver, `NVRM: Xid (PCI:0000:3b:00): 79, ...`); its cards by the names that
+    # mean nothing else (`H100`, `B200`; not `A10` or `L4`, which a paste also uses for other things)
+    ("nvidia", re.compile(r"\bNVIDIA\b|(?<!torch[./])\bCUDA\b(?![\s-]*graphs?\b)|\bnccl\b|nvidia-smi|"
+                          rf"\b(?:{NVIDIA_STANDALONE_GPU})\b|\bNVRM\b", re.I)),
     # Google's TPUs (SGLang-JAX): the device flag, the runtime library, a slice's name (`tpu-v6e-4`,
     # `TPU v5e`); not the word "TPU" alone, which also names a count of tokens
     ("tpu", re.compile(r"--device[= ]tpu\b|\blibtpu\b|\btpu[-_ ]?v[4-7][ep]?\b|\bsgl[-_]jax\b", re.I)),

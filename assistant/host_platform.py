@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.commands import SGLANG_MARKER_RE
 from assistant.trace import Analysis
 from assistant.wording import Sentence
 
@@ -126,8 +127,9 @@ def non_linux_scope(meta: dict) -> bool:
 
 # the paste shows SGLang (or its kernels) being installed or run on the host, not only a client
 # or another tool there: a traceback through SGLang's files, an install of it, its launcher
+# (`commands.SGLANG_MARKER_RE`)
 SGLANG_HERE_RE = re.compile(r"site-packages[\\/](?:sglang|sgl_kernel)\b|\b(?:pip3?|uv pip|uv) (?:install|add)\b[^\n]*"
-                            r"\b(?:sglang|sgl[-_]kernel)\b|\bsglang\.launch_server\b|安装\s*sglang|"
+                            r"\b(?:sglang|sgl[-_]kernel)\b|安装\s*sglang|"
                             r"\bsglang\b[^\n]{0,40}\bon (?:native )?(?:Windows|macOS|a Mac)\b", re.I)
 
 
@@ -138,4 +140,4 @@ def home_platform_entry(meta: dict, analysis: Analysis) -> str | None:
     if not (non_linux_scope(meta) and only_non_linux(analysis) and platform_fits(meta, analysis)):
         return None
     text = "\n".join((analysis.question, *analysis.plain_lines[:LOG_LINES], *analysis.frame_files))
-    return "installed" if SGLANG_HERE_RE.search(text) else "shown"
+    return "installed" if SGLANG_HERE_RE.search(text) or SGLANG_MARKER_RE.search(text) else "shown"

@@ -8,8 +8,8 @@ quote is told by its marks; it is the entry's line when, numbers and paths maske
 other and the quoted part is a line's worth of words, not a phrase many lines share. A generic line
 (`CUDA out of memory`) names no entry. The trace reader (an error message quoted in a sentence, a
 program's own quoted values), retrieval (`retrieve.quoted_signature_match`), the answer's language
-(quoted values are not the user's words) and an entry's account (the messages its title quotes)
-read quotes through this module.
+(quoted values are not the user's words), an entry's account (the messages its title quotes) and
+the decision (an error the user quotes that the entry does not explain) read quotes through this module.
 """
 
 from __future__ import annotations
@@ -81,6 +81,20 @@ def quoted_spans(lines) -> tuple[str, ...]:
         if found and words_around(line, found) <= MAX_WORDS_AROUND:
             spans += [q.text.strip() for q in found if q.text.strip()]
     return tuple(dict.fromkeys(spans))
+
+
+# an error message the user quotes in their own words opens with a letter and is a line's worth of
+# them: `[Bug] "invalid configuration argument" during ...`, 报错「Failed to find C compiler」
+MAX_MESSAGE_CHARS = 120
+QUOTED_MESSAGE_MARKS = (BACKTICK, ANY_DOUBLE, SINGLE, CURLY_SINGLE, CORNER)
+
+
+def quoted_messages(words: str) -> list[str]:
+    """The error messages the user's words quote, as written: spans that open with a letter and
+    are no longer than a line. A message holds single quotes of its own (`got an unexpected keyword
+    argument 'residual'`): inside double quotes or backticks they are part of it."""
+    return [q.text for q in quotes(words, QUOTED_MESSAGE_MARKS)
+            if q.text[:1].isascii() and q.text[:1].isalpha() and len(q.text) <= MAX_MESSAGE_CHARS]
 
 
 def outside_quotes(text: str, found: list[Quote]) -> str:
