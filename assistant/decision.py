@@ -45,7 +45,7 @@ from assistant.host_platform import home_platform_entry, platform_conflict
 from assistant.index import Index
 from assistant.failure_kind import about_upgrade_regression, entry_kinds, kind_conflict, kinds_in, kinds_zh
 from assistant.intent import is_question
-from assistant.quoted_line import quotes_entry_line
+from assistant.quoted_line import quoted_messages, quotes_entry_line
 from assistant.dependency_upgrade import upgrade_unexplained
 from assistant.model_family import families_in, subject_family, title_subject
 from assistant.origin import relayed
@@ -1351,10 +1351,6 @@ def _warnings_only(top, analysis: Analysis) -> tuple[str | None, str | None]:
     return (specific_matched[0], failure) if failure else (None, None)
 
 
-# an error the user quotes in their own words: `[Bug] "invalid configuration argument" during ...`
-QUOTED_ERROR_RE = re.compile(r"[\"“`']([A-Za-z][^\"”`'\n]{12,120})[\"”`']")
-
-
 def _failure_told(top, analysis: Analysis) -> str | None:
     """The error the run failed with, when the entry did not match it and it says what failed: the
     log's root error, or with none in the log, an error the user quotes in their words that the
@@ -1364,7 +1360,7 @@ def _failure_told(top, analysis: Analysis) -> str | None:
     if root is not None:
         unexplained = not is_generic(root.text) and not _matches_root(set(top.evidence), root, analysis)
         return root.text if unexplained else None
-    for quoted in QUOTED_ERROR_RE.findall(analysis.question or ""):
+    for quoted in quoted_messages(analysis.question or ""):
         if len(quoted.split()) >= 2 and _line_coverage(top.meta, mask(quoted)) < ROOT_COVERAGE_OK:
             return quoted
     return None
