@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from assistant.commands import SGLANG_PROGRAM
 from assistant.decision import FIX, SIGNATURE_OK, Decision, decide, declared_site_line, declared_symbol_line, says_no_gpu, scope_conflict
 from assistant.exception_line import named_class_head
 from assistant.failure_kind import about_upgrade_regression
@@ -302,8 +303,7 @@ def _quotes_without_class(low_line: str, message: str) -> bool:
 
 # a command that starts SGLang: `--disable-cuda-graph` holds every word of the hint line
 # "disable cuda graph by --disable-cuda-graph" that SGLang prints under a capture failure
-COMMAND_RE = re.compile(r"(?:^|[\s$>#])(?:python[\d.]*\s+-m\s+sglang[.\w]*|sglang\s+serve|[\w/.-]*launch_server(?:\.py)?)"
-                        r"\s+(?:--?\w|\\\s*$)", re.I)
+COMMAND_RE = re.compile(rf"(?:^|[\s$>#])(?:{SGLANG_PROGRAM})\s+(?:--?\w|\\\s*$)", re.I)
 # an `ENV=value \` line before a command written over several lines
 ENV_PREFIX_LINE_RE = re.compile(r"^\s*[a-z_][a-z0-9_]*=\S*\s+\\\s*$", re.I)
 # a flag written anywhere in a line (`served with --tool-call-parser deepseekv32: ...`)
