@@ -1,11 +1,15 @@
-"""Round 51: failures Ascend NPU users hit that the KB lacked, by how often they are reported.
+"""Round 51: failures Ascend NPU and Intel CPU users report that the KB lacked.
 
 - A PD decode server on Ascend dies the first time it has to retract a request: before 0.5.15
   the NPU KV pools could not back a retracted request up to CPU (`'NPUMLATokenToKVPool' object
   has no attribute 'kv_buffer'` up to 0.5.12, a TypeError about `mamba_indices` in 0.5.13-0.5.14).
   The answer names the upgrade, not a generic memory tweak.
+- On CPU, a linear-attention model (Qwen3.5, Qwen3-Next) crashes on its first request with
+  `Torch not compiled with CUDA enabled` from `_get_sm_count`: the gated RMSNorm has a CPU kernel
+  only with AMX and the CPU sgl-kernel, otherwise it takes the GPU Triton path.
 - DeepSeek-V4 on NPU calls `torch.ops.custom` operators; a missing one is the same package
-  mismatch as a missing `torch.ops.npu` operator, so it leads to the kernel-package entry.
+  mismatch as a missing `torch.ops.npu` operator, so it gets the kernel-package fix, with
+  the step for the CANN custom-op package.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from assistant.render import render_text
 
 RETRACT = "ascend-pd-decode-retract-npu-kv-pool-cpu-copy"
+CPU_GATED_NORM = "cpu-linear-attention-gated-norm-torch-not-compiled-cuda"
 KERNEL_PACKAGES = "ascend-npu-kernel-package-older-than-sglang"
 
 KV_BUFFER = (
@@ -31,6 +36,18 @@ MAMBA_KEYWORD = (
     "python -m sglang.launch_server --model-path /models/DeepSeek-R1-w8a8 --device npu --attention-backend ascend "
     "--disaggregation-mode decode\n"
     "TypeError: NPUMLATokenToKVPool.get_cpu_copy() got an unexpected keyword argument 'mamba_indices'\n")
+
+CPU_GATED = (
+    "SGLANG_USE_CPU_ENGINE=1 python -m sglang.launch_server --model-path Qwen/Qwen3.5-4B --device cpu --host 0.0.0.0\n"
+    "[2026-06-06 10:02:11] The server is fired up and ready to roll!\n"
+    "[2026-06-06 10:02:40] Scheduler hit an exception: Traceback (most recent call last):\n"
+    '  File "/opt/.venv/lib/python3.12/site-packages/sglang/srt/layers/attention/fla/layernorm_gated.py", '
+    "line 240, in _layer_norm_fwd\n"
+    "    rows_per_block = calc_rows_per_block(M, x.device)\n"
+    '  File "/opt/.venv/lib/python3.12/site-packages/sglang/srt/layers/attention/fla/layernorm_gated.py", '
+    "line 175, in _get_sm_count\n"
+    "    props = torch.cuda.get_device_properties(device)\n"
+    "AssertionError: Torch not compiled with CUDA enabled\n")
 
 CUSTOM_OP = (
     "source /usr/local/Ascend/ascend-toolkit/set_env.sh\n"
@@ -55,7 +72,13 @@ def test_npu_decode_retract_mamba_keyword_gets_the_same_fix(assistant):
     assert _shown(assistant.answer(MAMBA_KEYWORD)) == ("fix", RETRACT)
 
 
-def test_missing_custom_npu_operator_points_to_the_kernel_package_entry(assistant):
+def test_cpu_gated_norm_cuda_assertion_gets_the_amx_fix(assistant):
+    answer = assistant.answer(CPU_GATED)
+    assert _shown(answer) == ("fix", CPU_GATED_NORM)
+    assert "_is_amx_tile_supported" in render_text(answer)
+
+
+def test_missing_custom_npu_operator_gets_the_kernel_package_fix(assistant):
     answer = assistant.answer(CUSTOM_OP)
-    assert _shown(answer)[1] == KERNEL_PACKAGES
+    assert _shown(answer) == ("fix", KERNEL_PACKAGES)
     assert "set_env.bash" in render_text(answer)
