@@ -209,7 +209,7 @@ TELLS_OF_ERROR_RE = re.compile(r"\b(?:errors?|exceptions?|traceback|fail(?:s|ed|
                                r"killed|segfault\w*|(?:goes|went) down)\b|"
                                # a server that does not come up: "we cannot launch it", "won't start"
                                r"\b(?:can(?:no|')t|could(?:n't| not)|unable to|won't|(?:does|did)(?:n't| not))\s+"
-                               r"(?:be\s+)?(?:launch|start|load|run|serve|boot)\w*\b|"
+                               r"(?:be\s+)?(?:launch|start|load|run|serve|boot)\w*\b(?!\s+(?:fast|quick|well|as\b|at\b))|"
                                r"报错|错误|异常|失败|崩溃|出错|挂了|挂掉|宕机|闪退|段错误|"
                                r"起不来|跑不起来|拉不起来|启动不了|无法启动|不能启动|启动不起来", re.I)
 # an error the user quotes in their own words, with no log line of it ("运行后报错 assert cuda_home is not
