@@ -181,7 +181,11 @@ def variant_order(steps: Sequence[dict], masked_lines: Sequence[str], lines_as_w
     variants = [_variant(step.get("text", "")) for step in steps]
     step_programs = frozenset().union(*(v.programs for v in variants)) if variants else frozenset()
     named_programs = frozenset(name for name in step_programs if LAUNCHER_PATTERNS[name].search(written))
-    programs_known = len(step_programs) >= 2 and bool(named_programs)
+    # the paste may come from a launcher no step is for (an AReaL trainer beside steps for xinference
+    # and GPUStack): then each program's step is for another case, as when it names one of theirs
+    other_launcher = not named_programs and any(pattern.search(written) for name, pattern in LAUNCHER_PATTERNS.items()
+                                                if name not in step_programs)
+    programs_known = len(step_programs) >= 2 and (bool(named_programs) or other_launcher)
     shown_lines = [" ".join(str(line).split()) for line in signatures]
     shown_lines = [line for line in shown_lines if _in_paste(line, lines, line_tokens)]
     own_lines = [frozenset(tokenize(mask(line).lower())) for line in shown_lines]

@@ -69,6 +69,13 @@ HYPOTHETICAL_RE = re.compile(
     r"|(?:以免|以防|免得|避免|防止|为了不|别让|不让)[^。？！；.?!;]*",
     re.I)
 ENDS_ASKING_RE = re.compile(r"[?？]\s*$")
+# a statement that a setting still has to be given by hand ("with ascend_fuseep 还需要在配置中显式加
+# quantization 参数", "it still has to be passed explicitly"): what should follow from the rest does
+# not, which reports a fault of the program; asked ("是否还需要加...？"), it is a how-to question
+STILL_NEEDED_RE = re.compile(
+    r"还(?:需要|要|得|必须)[^，。？?,.]{0,16}?(?:显式|显示|手动|手工|额外|单独|另外)[^，。？?,.]{0,4}?(?:加|添加|指定|设置|传|配置)|"
+    r"\bstill (?:has|have|had|needs?|needed) to be (?:explicitly |manually )?(?:added|passed|set|specified|given)\b|"
+    r"\b(?:still )?(?:has|have|had|needs?) to (?:be )?(?:explicitly|manually) (?:add|pass|set|specify|give)\w*\b", re.I)
 WHY_RE = re.compile(r"\bwhy\b|为什么|为啥", re.I)
 # what a question may say of its setting without reporting a failure: "doesn't fit", "isn't
 # starved", "I don't need the server", "but it would with 8k" (not "can't", an ability that fails)
@@ -92,6 +99,8 @@ def is_question(question: str, has_log_errors: bool) -> bool:
     if not ASKING_RE.search(question):
         return False
     asks = OPENING_ASK_RE.match(question) or ENDS_ASKING_RE.search(question)
+    if not asks and STILL_NEEDED_RE.search(question):
+        return False
     words = HYPOTHETICAL_RE.sub(" ", question) if asks else question
     failures = FAILURE_RE.findall(words)
     if not failures:

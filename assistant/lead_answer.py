@@ -33,6 +33,7 @@ from assistant.gpu_arch import paste_archs
 from assistant.next_steps import (BUILD_RE, MISSING_PACKAGE_RE, QUIET_LOG_RE, TRACEBACK_END, environment_step,
                                   for_version, next_for_kind, shows_a_request, steps_for)
 from assistant.kernel_fault import DRIVER_FAULT_RE
+from assistant.named_identifiers import named_in
 from assistant.phase import paste_phase
 from assistant.retrieve import Hit, Retrieval
 from assistant.ruled_out import ruled_out_components
@@ -154,6 +155,10 @@ def confirm_lines(hit: Hit, user_flags: frozenset = frozenset(), paste_text: str
 # a source line an entry quotes from its traceback (`(sum_len, batch.gathered_buffer.shape[1]),`,
 # `output = flash_attn_varlen_func(`): the call that failed, not a message a log prints by itself
 CODE_FRAGMENT_RE = re.compile(r"^[(\[{)\]}]|[,(\[{\\]$|^(?:return|raise|def|if|for|with)\b|^(?:self\.)?\w+\s*=[^=]")
+# a frame as py-spy or a profiler prints it (`replay (npu_graph_runner.py:412)`, cut or whole), or the
+# tail of a traceback's frame line (`in npu_format_cast`): where a thread was, which another
+# reporter's dump shows as well as this one's
+FRAME_SUMMARY_RE = re.compile(r"^(?:in\s+[\w.<>]+|[\w.<>]+\s+\([\w./\\-]+\.py(?::\d+)?\)?)$")
 
 
 def is_message_line(line: str) -> bool:
@@ -163,7 +168,7 @@ def is_message_line(line: str) -> bool:
     traceback quotes under a frame: seeing one of those confirms nothing about the error."""
     line = line.strip()
     return not (FRAME_RE.match(line) or CUT_FRAME_RE.match(line) or line.startswith('File "')
-                or CODE_FRAGMENT_RE.search(line))
+                or CODE_FRAGMENT_RE.search(line) or FRAME_SUMMARY_RE.match(line))
 
 
 def _confirm_from(hit: Hit, signatures, user_flags: frozenset) -> list[str]:
@@ -230,11 +235,12 @@ COMMON_ACRONYMS = frozenset({"gpu", "gpus", "cpu", "cuda", "api", "http", "url",
 
 
 def specific_terms(text: str) -> set[str]:
-    """The terms of a text that name something particular: its flags, specific components,
-    exception classes and identifiers, lowercased."""
+    """The terms of a text that name something particular: its flags, environment variables and the
+    tools it names (`assistant.named_identifiers.named_in`: `nvidia-smi` is one name, not two common
+    words), specific components, exception classes and identifiers, lowercased."""
     if not text:
         return set()
-    terms = {flag.lower() for flag in FLAG_RE.findall(text)}
+    terms = {flag.lower() for flag in FLAG_RE.findall(text)} | set(named_in(text))
     terms |= {f"component:{name}" for name in specific(components_in(text))}
     terms |= {word.lower() for word in EXCEPTION_WORD_RE.findall(text)} - GENERIC_EXCEPTIONS
     terms |= {word.lower() for word in IDENTIFIER_RE.findall(text) if len(word) > 2}
@@ -346,7 +352,11 @@ def _next_steps(components: list[str], module: str | None, version: str | None, 
     no_error_lines = (analysis is not None and (analysis.root_line is None or DRIVER_FAULT_RE.search(analysis.root_line.text))
                       and not analysis.failure_sites and not programs)
     hardware = analysis.environment.hardware if analysis is not None else None
-    words = " ".join((analysis.question, *analysis.plain_lines[:20])) if analysis is not None else ""
+    # the user's words, with their sentences the reader took for error lines ("Kimi-K2.5 failed to start
+    # on A2."): those tell of the failure whose error the paste then lacks
+    words = (" ".join((analysis.question, *analysis.plain_lines[:20],
+                       *(error.text for error in analysis.errors[:20] if tells_of_failure(error))))
+             if analysis is not None else "")
     building = analysis is not None and any(BUILD_RE.search(analysis.original(line)) for line in analysis.masked_lines[:3000])
     # what the user tells of decides the steps when no program's error line shows where it fails
     told = (asked_kinds(analysis) if analysis is not None and analysis.root_line is None and not analysis.failure_sites

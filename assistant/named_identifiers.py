@@ -41,6 +41,20 @@ def identifiers_in(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# the command-line tools a report names when it says what it saw (`nvidia-smi` shows the memory held,
+# `npu-smi info` lists no process, `py-spy dump` shows where it waits): each is a name, as an
+# identifier is, not the two common words ("nvidia", "smi") a tokenizer splits it into
+TOOL_NAME_RE = re.compile(r"(?<![\w-])(?:nvidia-smi|rocm-smi|amd-smi|npu-smi|xpu-smi|hl-smi|mthreads-gmi|dcgmi|"
+                          r"py-spy|hccn_tool|ibv_devinfo|ucx_info|nvidia-ctk|nvidia-container-cli)(?![\w-])", re.I)
+
+
+def named_in(text: str) -> frozenset[str]:
+    """What a text names that tells one report from another: its environment variables and flags
+    (`identifiers_in`, whatever their length) and the diagnostic tools it names, lower-cased."""
+    found = {m.lower() for m in ENV_VAR_RE.findall(text)} | {m.lower() for m in FLAG_NAME_RE.findall(text)}
+    return frozenset(found | {m.lower() for m in TOOL_NAME_RE.findall(text)})
+
+
 def entry_identifiers(title: str, meta: dict) -> frozenset[str]:
     """What an entry names in its title, keywords and error lines."""
     parts = [title, *(str(k) for k in meta.get("keywords") or ()), *(str(s) for s in meta.get("signatures") or ())]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.commands import sglang_names
 from assistant.kernel_fault import DRIVER_FAULT_RE
 from assistant.wording import Sentence
 
@@ -40,6 +41,9 @@ ENVIRONMENT_ON = {
                     "（SGLang、torch、ROCm、aiter、GPU、驱动）。"),
     "tpu": Sentence("Environment: `pip show sglang-jax jax jaxlib libtpu` and the TPU type and topology (e.g. v6e-4).",
                     "环境信息：`pip show sglang-jax jax jaxlib libtpu`，以及 TPU 的型号和拓扑（例如 v6e-4）。"),
+    "musa": Sentence("Environment: `python3 -m sglang.check_env` and `mthreads-gmi` (SGLang, torch, torch_musa, "
+                     "MUSA toolkit, GPU, driver).",
+                     "环境信息：`python3 -m sglang.check_env` 和 `mthreads-gmi`（SGLang、torch、torch_musa、MUSA 工具链、GPU、驱动）。"),
     "cpu": Sentence("Environment: `python3 -m sglang.check_env`, `lscpu` (the CPU model and whether it has AMX / "
                     "AVX-512) and `free -g`.",
                     "环境信息：`python3 -m sglang.check_env`、`lscpu`（CPU 型号，是否支持 AMX / AVX-512）和 `free -g`。"),
@@ -97,6 +101,26 @@ SLOW_STEPS = (
              "client (too few requests at once) or the CPU side, not at the GPU.",
              "请求运行时 GPU 是否忙：`nvidia-smi dmon -s u`；利用率低说明瓶颈在客户端（同时发出的请求太少）或 CPU 一侧，不在 GPU。"),
 )
+# the utilisation step on hardware nvidia-smi does not see: each vendor's own monitor
+BUSY_ON = {
+    "ascend": Sentence("Whether the NPU is busy while requests run: `npu-smi info` (its AICore usage) a few times "
+                       "during the load; low usage points at the client (too few requests at once) or the CPU side, "
+                       "not at the NPU.",
+                       "请求运行时 NPU 是否忙：负载期间多执行几次 `npu-smi info`（看 AICore 利用率）；利用率低说明瓶颈在客户端"
+                       "（同时发出的请求太少）或 CPU 一侧，不在 NPU。"),
+    "amd": Sentence("Whether the GPU is busy while requests run: `rocm-smi --showuse` (or `amd-smi monitor`); low "
+                    "utilisation points at the client (too few requests at once) or the CPU side, not at the GPU.",
+                    "请求运行时 GPU 是否忙：`rocm-smi --showuse`（或 `amd-smi monitor`）；利用率低说明瓶颈在客户端"
+                    "（同时发出的请求太少）或 CPU 一侧，不在 GPU。"),
+    "musa": Sentence("Whether the GPU is busy while requests run: `mthreads-gmi` during the load; low utilisation "
+                     "points at the client (too few requests at once) or the CPU side, not at the GPU.",
+                     "请求运行时 GPU 是否忙：负载期间查看 `mthreads-gmi`；利用率低说明瓶颈在客户端（同时发出的请求太少）或 CPU 一侧，不在 GPU。"),
+}
+
+
+def slow_steps(hardware: str | None = None) -> list[Sentence]:
+    """The steps for a slow server, with the utilisation check of the hardware it runs on."""
+    return [*SLOW_STEPS[:2], BUSY_ON.get(hardware or "", SLOW_STEPS[2])]
 # for wrong output the paste shows no error for: with the request that shows it, the change that
 # makes the answer right says where it goes wrong (a component's logs and connectivity checks
 # are for errors, and the report has none)
@@ -183,7 +207,36 @@ DRIVER_FAULT = Sentence(
 # ("服务跑几分钟就挂了", "the server dies after the first request")
 TELLS_OF_ERROR_RE = re.compile(r"\b(?:errors?|exceptions?|traceback|fail(?:s|ed|ing|ure)?|crash(?:es|ed)?|di(?:es|ed)|"
                                r"killed|segfault\w*|(?:goes|went) down)\b|"
-                               r"报错|错误|异常|失败|崩溃|出错|挂了|挂掉|宕机|闪退|段错误", re.I)
+                               # a server that does not come up: "we cannot launch it", "won't start"
+                               r"\b(?:can(?:no|')t|could(?:n't| not)|unable to|won't|(?:does|did)(?:n't| not))\s+"
+                               r"(?:be\s+)?(?:launch|start|load|run|serve|boot)\w*\b(?!\s+(?:fast|quick|well|as\b|at\b))|"
+                               r"报错|错误|异常|失败|崩溃|出错|挂了|挂掉|宕机|闪退|段错误|"
+                               r"起不来|跑不起来|拉不起来|启动不了|无法启动|不能启动|启动不起来", re.I)
+# an error the user quotes in their own words, with no log line of it ("运行后报错 assert cuda_home is not
+# None", "it fails with KeyError: 'model.embed_tokens'"): its traceback is what is missing, not the error
+QUOTED_ERROR_RE = re.compile(r"\bassert\s+[^，。,;\n]{3,80}?(?=\s*(?:[，。,;]|怎么|如何|怎样|what|how|$))|"
+                             r"\b[A-Z]\w*(?:Error|Exception)\b(?::\s*[^，。\n]{0,80}?(?=\s*(?:[，。]|怎么|如何|$)))?")
+_QUOTED = ("The whole error: your words quote it (`{quoted}`), but the paste has no traceback or log line of it; "
+           "paste the traceback down to that line and the 30 lines before it (`grep -n -m1 -B30 -F '{grep}' server.log`).",
+           "完整的错误：你在描述里提到了它（`{quoted}`），但没有贴出它所在的 traceback 或日志行；请贴出到这一行为止的 "
+           "traceback 及其前面 30 行（`grep -n -m1 -B30 -F '{grep}' server.log`）。")
+
+
+def quoted_error(words: str) -> str | None:
+    """The error the user's words quote (`QUOTED_ERROR_RE`), as written, or None."""
+    match = QUOTED_ERROR_RE.search(words)
+    return " ".join(match.group(0).split()).strip(" :：") if match else None
+
+
+def paste_the_error(words: str) -> Sentence:
+    """The step that asks for the error the user tells of: by the words they quote it in, when they
+    quote it, so the step does not say the paste shows nothing of it."""
+    quoted = quoted_error(words)
+    if not quoted:
+        return PASTE_THE_ERROR
+    quoted = quoted.replace("`", "'")
+    grep = quoted.split(":")[0].replace("'", "")[:40]
+    return Sentence(_QUOTED[0].format(quoted=quoted, grep=grep), _QUOTED[1].format(quoted=quoted, grep=grep))
 # the user's words say the log holds no error ("no errors or warnings in the log", "日志里没有报错")
 QUIET_LOG_RE = re.compile(r"\bno (?:errors?|exceptions?|warnings?|traceback)\b|"
                           # "SGLang does not output any error logs", "it never prints an exception"
@@ -412,6 +465,21 @@ STEPS: dict[str, tuple[Sentence, ...]] = {
         Sentence("Bisect: rerun with `--disable-cuda-graph`.",
                  "二分排查：加 `--disable-cuda-graph` 重跑。"),
     ),
+    # Ascend NPUs: CANN's own log, synchronous operator launches, and HCCL's links between NPUs
+    "ascend": (
+        Sentence("CANN's own log: rerun with `ASCEND_GLOBAL_LOG_LEVEL=1 ASCEND_SLOG_PRINT_TO_STDOUT=1` and find the "
+                 "first `[ERROR]` line and its code (`EI0006` and other `EI` codes come from HCCL, `EZ9999` from an operator).",
+                 "CANN 自己的日志：用 `ASCEND_GLOBAL_LOG_LEVEL=1 ASCEND_SLOG_PRINT_TO_STDOUT=1` 重跑，找第一行 `[ERROR]`"
+                 "及其错误码（`EI0006` 等 `EI` 开头的来自 HCCL，`EZ9999` 来自算子）。"),
+        Sentence("Where the NPU error really happens: rerun once with `ASCEND_LAUNCH_BLOCKING=1` (operators run "
+                 "synchronously, so the traceback points at the failing one; slow, for debugging only).",
+                 "NPU 错误真正发生在哪里：用 `ASCEND_LAUNCH_BLOCKING=1` 重跑一次（算子同步执行，调用栈会指向出错的那个；"
+                 "会变慢，只用于排查）。"),
+        Sentence("For an HCCL (multi-NPU) error, the NPU links on every node: `hccn_tool -i <device id> -link -g` "
+                 "for each device, and `npu-smi info` for their health.",
+                 "如果是 HCCL（多卡通信）错误，检查每个节点的 NPU 链路：对每个 device 执行 `hccn_tool -i <device id> -link -g`，"
+                 "并用 `npu-smi info` 查看它们的健康状态。"),
+    ),
     "rocm": (
         Sentence("ROCm, driver and GPU: `rocm-smi` and `python3 -m sglang.check_env`.",
                  "ROCm、驱动和 GPU：`rocm-smi` 和 `python3 -m sglang.check_env`。"),
@@ -544,12 +612,16 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
     missing = (TRACEBACK_END if traceback_cut else PASTE_ABOVE_THE_DUMP if dump_tail
                else DRIVER_FAULT if driver_fault
                else stopped_starting(stopped_after) if no_error_lines and stopped_after
-               else PASTE_THE_ERROR if error_untold else None)
+               else paste_the_error(words) if error_untold else None)
     kind = next((k for k in TOLD_KIND_STEPS if k in told), None) if not told & ERROR_KINDS else None
     if kind and not (traceback_cut or dump_tail or driver_fault):
-        steps = kind_steps(kind, [name for name in components if name in STEPS], user_flags, request_shown)
+        steps = kind_steps(kind, [name for name in components if name in STEPS], user_flags, request_shown,
+                           hardware)
         # a log the user says shows no error: make it say more about the wrong answer
-        return (steps + [QUIET_LOG] if quiet_log and kind == "wrong output" else steps)[:limit]
+        steps = steps + [QUIET_LOG] if quiet_log and kind == "wrong output" else steps
+        # a failure told beside the slowness ("初始化失败; with --disable-cuda-graph it starts, but slower"):
+        # its error is the first thing to get, the slowness is the price of the workaround
+        return ([missing] + steps if missing else steps)[:limit]
     for name in components:
         steps = STEPS.get(name)
         if steps:
@@ -576,7 +648,8 @@ def for_version(steps: list[Sentence], version: str | None, registry) -> list[Se
     release = registry.nearest(version)
     out = []
     for step in steps:
-        for name in dict.fromkeys(FLAG_RE.findall(step)):
+        # only SGLang's flags: `py-spy dump --pid`, `nvidia-smi --query-gpu` are other tools' own
+        for name in (name for name in sglang_names(step) if name.startswith("--")):
             status = registry.check(name, release)
             if status.exists:
                 continue
@@ -591,11 +664,13 @@ def for_version(steps: list[Sentence], version: str | None, registry) -> list[Se
     return out
 
 
-def kind_steps(kind: str, named=(), user_flags=frozenset(), request_shown: bool = False) -> list[Sentence]:
+def kind_steps(kind: str, named=(), user_flags=frozenset(), request_shown: bool = False,
+               hardware: str | None = None) -> list[Sentence]:
     """The steps for wrong output (a request that shows it, unless the paste has one, then
-    bisecting with it) or slowness (measure it, then what the launch turns off)."""
+    bisecting with it) or slowness (measure it, then what the launch turns off, then whether the
+    `hardware` is busy)."""
     if kind == "slow":
-        return list(SLOW_STEPS)
+        return slow_steps(hardware)
     request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
     return ([] if request_shown else [request]) + [bisect_wrong_output(named)]
 
@@ -609,7 +684,7 @@ def next_for_kind(kinds, hardware: str | None = None, user_flags=frozenset(), li
     step closes the list."""
     request = SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
     if "slow" in kinds:
-        steps = list(SLOW_STEPS)
+        steps = slow_steps(hardware)
     elif "hang" in kinds:
         steps = [QUIET_LOG]
     elif "wrong output" in kinds:
