@@ -467,10 +467,11 @@ STEPS: dict[str, tuple[Sentence, ...]] = {
     ),
     # Ascend NPUs: CANN's own log, synchronous operator launches, and HCCL's links between NPUs
     "ascend": (
-        Sentence("CANN's own log: rerun with `ASCEND_GLOBAL_LOG_LEVEL=1 ASCEND_SLOG_PRINT_TO_STDOUT=1` and find the "
-                 "first `[ERROR]` line and its code (`EI0006` and other `EI` codes come from HCCL, `EZ9999` from an operator).",
-                 "CANN 自己的日志：用 `ASCEND_GLOBAL_LOG_LEVEL=1 ASCEND_SLOG_PRINT_TO_STDOUT=1` 重跑，找第一行 `[ERROR]`"
-                 "及其错误码（`EI0006` 等 `EI` 开头的来自 HCCL，`EZ9999` 来自算子）。"),
+        Sentence("CANN's own log (the plog files under `~/ascend/log/debug/plog/`, or rerun with "
+                 "`ASCEND_SLOG_PRINT_TO_STDOUT=1`): find the first `[ERROR]` line and its code (`EI` codes such as "
+                 "`EI0006` come from HCCL; `EZ9999` is an inner error, usually an operator's).",
+                 "CANN 自己的日志（`~/ascend/log/debug/plog/` 下的 plog 文件，或用 `ASCEND_SLOG_PRINT_TO_STDOUT=1` 重跑）："
+                 "找第一行 `[ERROR]` 及其错误码（`EI0006` 等 `EI` 开头的来自 HCCL；`EZ9999` 是内部错误，通常来自算子）。"),
         Sentence("Where the NPU error really happens: rerun once with `ASCEND_LAUNCH_BLOCKING=1` (operators run "
                  "synchronously, so the traceback points at the failing one; slow, for debugging only).",
                  "NPU 错误真正发生在哪里：用 `ASCEND_LAUNCH_BLOCKING=1` 重跑一次（算子同步执行，调用栈会指向出错的那个；"

@@ -119,7 +119,7 @@ def test_an_hccl_error_gets_the_ascend_steps(assistant):
     answer = assistant.answer(HCCL_IN_TRAINER)
     assert answer.outcome != "fix"
     steps = _steps(render_text(answer))
-    assert any(step.startswith("[ascend] CANN 自己的日志") and "ASCEND_GLOBAL_LOG_LEVEL=1" in step for step in steps)
+    assert any(step.startswith("[ascend] CANN 自己的日志") and "ASCEND_SLOG_PRINT_TO_STDOUT=1" in step and "plog" in step for step in steps)
     assert any("ASCEND_LAUNCH_BLOCKING=1" in step for step in steps)
     assert any("hccn_tool -i <device id> -link -g" in step for step in steps)
     # an RL trainer's traceback: no SGLang launch command to ask for ahead of these
