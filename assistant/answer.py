@@ -15,7 +15,7 @@ import re
 
 from dataclasses import asdict, dataclass, field
 
-from assistant.commands import FLAG_RE, is_jax_launch, sglang_names
+from assistant.commands import FLAG_RE, has_own_flags, sglang_names
 from assistant.deps import DependencyAdvice
 from assistant.flag_reference import FlagReference
 from assistant.gpu_memory import (GpuMemory, LoadMemory, gpu_memory_json, load_memory_json, paste_gpu_memory,
@@ -259,7 +259,7 @@ def flag_warnings(env: Environment, registry, user_env_vars=()) -> list[Sentence
              else ("any SGLang release", "任何 SGLang 版本都"))
     out = []
     # (SGLang-JAX's launcher has flags of its own, `--jax-precompile-decode-bs-paddings`)
-    names = [] if is_jax_launch(env.launch_command) else [("flag", f.split()[0]) for f in env.flags]
+    names = [] if has_own_flags(env.launch_command) else [("flag", f.split()[0]) for f in env.flags]
     names += [("env", name) for name in user_env_vars if name.startswith(("SGLANG_", "SGL_"))]
     for what, name in dict.fromkeys(names):
         status = registry.check(name, version)

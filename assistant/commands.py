@@ -71,9 +71,6 @@ def has_own_flags(command: str | None) -> bool:
     return marker is not None and _own_flags(marker)
 
 
-is_jax_launch = has_own_flags   # answer.py's name for it, until that module (h4's this round) switches
-
-
 # a shell comment after a command (`--tp 8  # no --enable-dp-attention`): the user's note, often
 # of what the command does not use, never part of it
 # (not a root shell's prompt at the line's start: `# python -m sglang.launch_server ...`)

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from assistant.commands import SGLANG_MARKER_RE
+from assistant.commands import SGLANG_MARKER_RE, SGLANG_PROGRAM
 from assistant.environment import ACTIVITY_WORD_RE, NOT_SGLANG_NAME, Environment, EnvironmentReader, named_programs
 from assistant.generic_lines import SOLUTION_STEP, TORCH_CUDA_NOTES
 from assistant.kernel_fault import ASYNC_FAULT_RE, DRIVER_FAULT_RE
@@ -523,7 +523,7 @@ def _job_status(text: str, st: _State) -> bool:
 
 
 # where a command that starts SGLang begins: its program, after any `VAR=value`, `nohup`, `bash -c '`
-_PROGRAM_RE = re.compile(r"[\w/.-]*python[\d.]*\s+(?:-\S+\s+)*-m\s+sglang\b|\bsglang\s+serve\b|[\w/.-]*launch_server")
+_PROGRAM_RE = re.compile(SGLANG_PROGRAM)
 _SHELL_PREFIX_RE = re.compile(r"(?:\s*(?:[A-Za-z_]\w*=\S*|nohup|sudo|exec|env|time|(?:ba)?sh\s+-c|['\"`]))*\s*")
 # what ends the user's words or a shell prompt before the command: "...with Triton 3.5: python3 -m ...",
 # `root@host:~# `, `$ `
