@@ -35,6 +35,12 @@ class Component:
         return bool(self.pattern.search(text)) and meant(self.pattern, text)
 
 
+# MUSA's own names: the word, its runtime's camel-case API (`musaGraphDebugDotPrint`, `musaMalloc`,
+# `musaErrorMemoryAllocation`), torch's plugin (`torch_musa`), `MUSA_VISIBLE_DEVICES` and the
+# driver's tool (`mthreads-gmi`); not a word that merely begins with the letters (`Musashi`)
+MUSA_HINT = r"\bMUSA(?:\b|_)|(?-i:\bmusa[A-Z]\w*)|\btorch_musa\b|\bmthreads-gmi\b"
+
+
 def _c(name: str, pattern: str, specific: bool = True, family: str = "", in_words: bool = True) -> Component:
     return Component(name, re.compile(pattern, re.I), specific, family or name, in_words)
 
@@ -64,7 +70,7 @@ COMPONENTS: tuple[Component, ...] = (
     _c("aiter", r"\baiter\b", family="rocm"),
     _c("rocm", r"\bROCm\b|\bhip(?:Error|Malloc|Memcpy|Graph)\w*|\bHIP error|HSA_STATUS|amdgpu|\bgfx9\d\w\b|"
                r"\bMI\d{3}[A-Z]?\b|TensileLibrary|rocblas|hipblas", family="rocm"),
-    _c("musa", r"\bMUSA\b|mtgpu|mtshmem|\bMTT\b|torch_musa", family="musa"),
+    _c("musa", MUSA_HINT + r"|mtgpu|mtshmem|\bMTT\b", family="musa"),
     _c("ascend", r"\bAscend\b|\bnpu\b|torch_npu|\bCANN\b|\bhccl\b", family="ascend"),
     # SGLang-JAX: another code base (TPU, XLA), not SGLang's CUDA runtime
     # (Google's TPU slices are named v5e-4, v6e-16, v4-8; Tunix and Pallas are JAX's RL library and kernels)

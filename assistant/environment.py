@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.commands import launch_command_flags
+from assistant.components import MUSA_HINT
 from assistant.generic_lines import SOLUTION_STEP_RE
 from assistant.version_words import bare_sglang_version, compared_versions, failing_version
 
@@ -71,6 +72,11 @@ ON_GPU_RE = re.compile(r"(?:\b(?:on|with|using|across)\s+(?:an?\s+|one\s+|two\s+
                        r"\d\s?[*×x]\s?|[在用]\s?)$", re.I)
 # a consumer card counted in Chinese without its "RTX": "两张 4090"
 # (or by its number of cards: "双卡3090", "4卡4090")
+# a data-center card a user types in lower case in their words ("启动后v100无法解析", "on a100"): only
+# names no other word, path or model name ends or starts with (`/data/h100/`, `ckpt_v100`,
+# `llama-a100-tuned`, `api/v100` are not cards)
+# (ASCII letters and digits only: a Chinese word stands right against the name)
+LOWER_CASE_GPU_RE = re.compile(r"(?<![A-Za-z0-9_#/.\-])(v100|a100|a800|h100|h800|h200)(?![A-Za-z0-9_/\-]|\.[A-Za-z0-9])")
 COUNTED_CARD_RE = re.compile(r"(?:(?:\d+|[一两二三四五六七八九十])\s?[张块台]|(?:\d+|[单双两一二三四五六七八九十])\s?卡)"
                              r"\s?(?:RTX\s?)?([2345]0[5-9]0(?:\s?Ti)?)(?!\d)")
 # a model name's active-parameter part (`Qwen3-235B-A22B`, `Qwen3-30B-A3B`): not an A-series GPU.
@@ -135,7 +141,7 @@ USER_NAME_RE = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*|\b(?:SGLANG|SGL)_[A-Z0-9_
 SGLANG_HINT_RE = re.compile(r"sglang|sgl[_-]kernel|\bsgl\.[A-Za-z_]|launch_server|/srt/|\bSGLANG_|\bSGL_|\[TP\d+|\bTP\d+\]|"
                             r"Scheduler hit an exception|DataParallelController|detokenizer", re.I)
 HARDWARE_HINTS = [
-    ("musa", re.compile(r"\bMUSA\b|mtgpu|\bMTT\b|\bmccl\b|mtshmem|mt_peermem|Moore Threads|摩尔线程", re.I)),
+    ("musa", re.compile(MUSA_HINT + r"|mtgpu|\bMTT\b|\bmccl\b|mtshmem|mt_peermem|Moore Threads|摩尔线程", re.I)),
     # an image tag spells CANN with its version (`sglang:main-cann8.5.0-a3`)
     # HDK is Ascend's driver and firmware kit, HCCL its collective library, 910A/B/C its chips
     ("ascend", re.compile(r"\bAscend\b|\bNPU\b|npu-smi|\bCANN(?:\b|(?=\d))|\bAtlas \d|\bHDK\b|\bHCCL(?:\b|_)|"
@@ -170,7 +176,7 @@ HARDWARE_HINTS = [
 # The tests run once per line *shape* (every ASCII digit made a 5: the thousands of decode-batch
 # lines of a log have a few dozen shapes), so keys with digits are written in that form.
 HARDWARE_KEYS = {
-    "musa": ("musa", "mtgpu", "mtt", "mccl", "mtshmem", "mt_peermem", "moore threads"),
+    "musa": ("musa", "mthreads", "mtgpu", "mtt", "mccl", "mtshmem", "mt_peermem", "moore threads"),
     "ascend": ("ascend", "npu", "cann", "atlas", "hdk", "hccl", "555a", "555b", "555c"),
     "amd": ("rocm", "hip", "mi", "aiter", "gfx5", "hsa_status", "memory access fault by gpu node", "amdgpu"),
     "nvidia": ("nvidia", "cuda", "nccl", "h555", "a555", "h55", "b555", "nvrm"),
@@ -191,7 +197,7 @@ OTHER_SOFTWARE_KEYS = (
 )
 SGLANG_HINT_KEYS = ("sgl", "launch_server", "/srt/", "tp", "scheduler", "dataparallelcontroller", "detokenizer")
 # every GPU name GPU_RE captures contains one of these, in shape form (case-sensitive, like GPU_RE)
-GPU_NAME_HINT_RE = re.compile(r"[ABHL]55|L5|RTX|RX|GB5|T5|V555|MI5|W5555|R5555|MTT|Ascend|Atlas|DGX|[张块台卡]\s?5555")
+GPU_NAME_HINT_RE = re.compile(r"[ABHL]55|[vah]555|L5|RTX|RX|GB5|T5|V555|MI5|W5555|R5555|MTT|Ascend|Atlas|DGX|[张块台卡]\s?5555")
 CUDA_TOOLKIT_KEYS = ("CUDA", "NVCC", "Cuda compilation", "/usr/local/cuda-")   # case-sensitive
 DIGITS_TO_FIVE = str.maketrans("0123456789", "5555555555")
 MAX_SHAPES = 50000
@@ -373,10 +379,13 @@ class EnvironmentReader:
                       and (context or ON_GPU_RE.search(line[:m.start()]) or STANDALONE_GPU_RE.match(m.group(1)))),
                      None)
             counted = None if m else COUNTED_CARD_RE.search(line)
+            lower = None if m or counted else LOWER_CASE_GPU_RE.search(line)
             if m:
                 env["gpu"] = " ".join(m.group(1).split())
             elif counted:
                 env["gpu"] = "RTX " + " ".join(counted.group(1).split())
+            elif lower:
+                env["gpu"] = lower.group(1).upper()
         if vote is None:
             vote = hardware_vote(line, possible)
         if vote:
