@@ -428,8 +428,10 @@ def _decide_top(hits, tokens, index: Index, analysis: Analysis | None = None, id
     if related and not question and not regression and analysis is not None and top.kind == "entry":
         # (a paste from other software gave no reasons of the entry's own: still weigh them here)
         against = against or _against(top, analysis)
-        if not strong and top.signature < SIGNATURE_OK and against.scope:
-            related = False   # words alone, about other hardware or releases: not a plausible lead
+        if top.signature < SIGNATURE_OK and against.scope and (not strong or against.off_failure):
+            # words alone, or a line the paste shows away from its failure, about other hardware or
+            # releases: nothing ties the entry to this failure, so it is not a plausible lead
+            related = False
         elif against.contradicted and not specific_signatures(top):
             # only a line many failures print, about another kind of failure, component or
             # platform: naming it would point the user the wrong way
@@ -644,6 +646,9 @@ class _Against(NamedTuple):
     reasons: list[str]      # what in the paste the entry does not explain; empty when it fits
     scope: bool             # hardware, platform, releases or the paste's numbers outside its scope
     contradicted: bool      # scope, or another kind of failure, or a component it is not about
+    # its only line close to the paste is not the error that stopped the run (the user's own words,
+    # or a log line away from the failure)
+    off_failure: bool = False
 
 
 def _against(top, analysis: Analysis) -> _Against:
@@ -655,6 +660,7 @@ def _against(top, analysis: Analysis) -> _Against:
     meta = top.meta
     reasons: list[str] = []
     kind, outside, unexplained = None, frozenset(), None
+    off_failure = False
     if not _explains_root_specifically(top, analysis):
         # (an entry with no error lines, a hang say, is matched by its symptoms alone)
         # a pasted line many failures print (`Segmentation fault: address not mapped ...`) is log
@@ -677,6 +683,7 @@ def _against(top, analysis: Analysis) -> _Against:
                                         "but not the same.",
                                         f"它的错误行 {_short(seen[0])} 和你的 {_short(yours)} 相近，但不一样。"))
             else:
+                off_failure = True
                 reasons.append(Sentence(f"Its error line is close to your line {_short(yours)}, but that is not the "
                                         "error that stopped it (it is in your own words, or away from the failure).",
                                         f"它的错误行和你的 {_short(yours)} 相近，但那不是让服务停下的错误"
@@ -754,7 +761,7 @@ def _against(top, analysis: Analysis) -> _Against:
                                     + about_en,
                                     f"你的报告说它用的是 {_names(said)}，这个条目讲的不是它" + about_zh))
     scope = _scope_notes(meta, analysis)
-    return _Against(reasons + scope, bool(scope), bool(scope or kind or outside or unexplained))
+    return _Against(reasons + scope, bool(scope), bool(scope or kind or outside or unexplained), off_failure)
 
 
 def _scope_notes(meta: dict, analysis: Analysis) -> list[str]:

@@ -59,6 +59,11 @@ KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(patt
     # or an illegal memory access ends it too, so those kinds agree with it (`kind_conflict`)
     ("crash", r"\bcrash(?:es|ed|ing)?\b|\bsegfault\w*|Segmentation fault|core dumped|"
               r"\bfails? to (?:start|launch|boot)\b|won'?t (?:start|launch)|崩溃|闪退|段错误|"
+              # a start-up that failed is a failure even when a workaround then runs slower ("初始化失败;
+              # with --disable-cuda-graph it starts, but performance drops"); not a server that only
+              # does not come up ("起不来"), which may as well hang
+              r"\binitiali[sz]ation fail\w*|\bstart-?up fail\w*|\bfail(?:s|ed)? (?:at|during|on) start-?up\b|"
+              r"初始化失败|启动失败|无法启动|"
               r"illegal instruction|\bSIGILL\b|非法指令"),
     # the software never got built: a package's compile or wheel build fails, before anything runs
     # (a kernel that was built and then dies at run time is a crash)
