@@ -131,6 +131,9 @@ class Origin:
     # a bare AssertionError whose failing assert the paste does not show: how many asserts the
     # function has (then `condition` is empty: naming one of them would be a guess)
     asserts: int = 0
+    # the releases of every site the text may come from (this one and its `alternatives`): what
+    # dates a paste when nothing tells the sites apart
+    text_releases: tuple[str, ...] = ()
 
     @property
     def first_release(self) -> str | None:
@@ -997,7 +1000,11 @@ def match_origin(
             return (registry.paths[row[registry.col["path"]]], function) in paste.frame_functions
 
         told = framed(best)
-        same_text = sum(1 for hit in hits if hit[2] == best[2] and hit[0] != best[0] and hit[1] == best[1]
-                        and not (told and not framed(hit)))
-        return registry.origin(best[0], lines[best[1]].strip(), version, same_text)
+        others = {hit[0] for hit in hits if hit[2] == best[2] and hit[0] != best[0] and hit[1] == best[1]
+                  and not (told and not framed(hit))}
+        found = registry.origin(best[0], lines[best[1]].strip(), version, len(others))
+        if not others:
+            return found
+        releases = set(found.releases).union(*(registry.release_names(number) for number in others))
+        return replace(found, text_releases=tuple(sorted(releases, key=Version)))
     return _bare_assert_origin(registry, paste, version) or foreign_origin(lines)

@@ -466,7 +466,8 @@ def paste_releases(analysis: Analysis) -> tuple:
     says anything."""
     frames = release_range(analysis.sglang_frames)
     origin = paste_origin(analysis)
-    said = message_range(origin.releases) if origin is not None and origin.is_sglang else None
+    # a text several sites emit dates the run only by all of their releases
+    said = message_range(origin.text_releases or origin.releases) if origin is not None and origin.is_sglang else None
     if frames is None:
         return said, ("message" if said else None)
     narrowed = frames.narrowed(said)

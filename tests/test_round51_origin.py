@@ -100,3 +100,13 @@ def test_an_installed_wheel_whose_own_code_asks_for_a_newer_name_is_still_a_mixe
     text = str(symbol_sentence(history))
     assert "the install mixes two releases' files" in text
     assert "source checkout" not in text
+
+
+def test_a_text_several_sites_emit_dates_the_run_by_all_of_their_releases():
+    # the chosen runner's copy exists only from 0.5.14 on, but other runners printed the same words
+    # since 0.4.7: the message alone does not say the user runs 0.5.14 or later
+    from assistant.provenance import dated_paste_environment, dated_reading
+
+    reading = dated_reading(dated_paste_environment(analyze(CAPTURE_FAILED)))
+    assert reading is not None
+    assert str(reading).startswith("your paste's error message points to SGLang 0.4.7 or later")
