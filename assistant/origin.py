@@ -88,6 +88,11 @@ COVERAGE = 0.5  # ...or the share of the user's message a shorter match must cov
 MESSAGE_PREFIX = re.compile(r"^\s*(?:\[[^\]]{0,80}\]\s*)*(?:[\w.]*(?:Error|Exception|Warning)\w*:\s*)?")
 # Messages also found in these trees are shown only when the server's code has no match.
 SECONDARY_PATHS = ("sglang/multimodal_gen/",)
+SPECULATIVE_PATH = "sglang/srt/speculative/"
+# how a paste says speculative decoding is on: its flags, algorithms, draft model, its log words
+# (a server-args dump prints `speculative_algorithm=None` on every run: that names nothing)
+SPECULATIVE_WORDS = re.compile(r"--speculative-|speculative_algorithm='?(?!None)\w|speculative decoding|\beagle|\bmtp\b|"
+                               r"nextn|\bdraft|\bspec[_-]?v2\b|medusa|投机", re.I)
 PARTIAL_LITERAL = 25  # characters a cut-short line must share with the start of a message
 MAX_PARTIAL_TRIES = 100  # candidates tried for cut-short lines: bounds a query's cost
 MAX_PARTIAL_LINES = 12  # last error lines a cut-short message is looked for on: bounds it too
@@ -123,6 +128,12 @@ class Origin:
     user_version: str | None = None
     in_user_version: bool | None = None  # None: no version given, or outside the registry's range
     alternatives: int = 0  # other sites with an equally good match (same text elsewhere)
+    # a bare AssertionError whose failing assert the paste does not show: how many asserts the
+    # function has (then `condition` is empty: naming one of them would be a guess)
+    asserts: int = 0
+    # the releases of every site the text may come from (this one and its `alternatives`): what
+    # dates a paste when nothing tells the sites apart
+    text_releases: tuple[str, ...] = ()
 
     @property
     def first_release(self) -> str | None:
@@ -241,6 +252,23 @@ class ErrorRegistry:
             if (name == function or name.endswith("." + function)) and not row[col["template"]]:
                 found = number  # one row per function: bare asserts share an empty text
         return found
+
+    def asserts_in(self, path: str, function: str) -> int:
+        """How many asserts the registry records in `function` of `path` (its bare asserts count
+        as one: they share one row)."""
+        number = self.site_in(path, function)
+        if number is None:
+            return 0
+        col, path_index, count = self.col, self.row(number)[self.col["path"]], 0
+        for step in (-1, 1):   # the path's rows are contiguous around its bare-assert row
+            other = number + (step if step == 1 else 0)
+            while 0 <= other < len(self) and self.row(other)[col["path"]] == path_index:
+                row = self.row(other)
+                name = self.functions[row[col["function"]]]
+                if (name == function or name.endswith("." + function)) and self.kinds[row[col["kind"]]].startswith("assert"):
+                    count += 1
+                other += step
+        return count
 
     def qualified_function(self, function: str) -> str:
         """`Class.method` for a traceback frame's bare `method`, when the registry knows one."""
@@ -661,14 +689,16 @@ class _Frame(NamedTuple):
     path: str  # package-relative path of an SGLang frame (sglang/srt/models/qwen2.py), else ""
     package: str  # import root of a library frame (torch, vllm), "" when unknown
     function: str
+    source: str = ""  # the source line Python printed under it (`self.page_size == 1`), if any
 
 
 class _Paste:
     """What a paste shows besides its message lines: traceback frames, where each traceback
     starts, its words. Computed once per query."""
 
-    def __init__(self, lines: list[str]):
+    def __init__(self, lines: list[str], context: str = ""):
         self.lines = lines
+        self.context = context   # the rest of the paste (the user's words, the command): names only
         self.frames: list[_Frame] = []
         self.boundaries: list[int] = []  # exception lines and "During handling..." lines
         for number, line in enumerate(lines):
@@ -678,7 +708,7 @@ class _Paste:
                 inside = FRAME_PACKAGE_PATH.match(path)
                 site = SITE_PACKAGE.match(path) or LIBRARY_DIR.search(path)
                 self.frames.append(_Frame(number, inside.group(1) if inside else "",
-                                          site.group(1) if site else "", function))
+                                          site.group(1) if site else "", function, _source_under(lines, number)))
             elif EXCEPTION_LINE.search(line) or CHAINED.search(line):
                 self.boundaries.append(number)
         self.frame_lines = {frame.line for frame in self.frames}
@@ -687,9 +717,13 @@ class _Paste:
         self._words: set[str] | None = None
 
     @property
+    def names_speculative(self) -> bool:
+        return any(SPECULATIVE_WORDS.search(line) for line in self.lines) or bool(SPECULATIVE_WORDS.search(self.context))
+
+    @property
     def words(self) -> set[str]:
         if self._words is None:
-            text = "\n".join(self.lines).lower().translate(QUOTES_TO_SPACE)
+            text = "\n".join((*self.lines, self.context)).lower().translate(QUOTES_TO_SPACE)
             self._words = {w for word in WORD.findall(text) for w in (word, *word.split("_")) if len(w) > 3}
         return self._words
 
@@ -697,6 +731,30 @@ class _Paste:
         """The frames of the traceback that ends at `line` (after the previous exception line)."""
         start = max((b for b in self.boundaries if b < line), default=-1)
         return [frame for frame in self.frames if start < frame.line < line]
+
+
+# the markers Python 3.11+ prints under a frame's source line (`~~~~^^^^`)
+POSITION_MARKER = re.compile(r"^\s*[~^][~^ ]*$")
+# what is left of an assert's source line once its keyword, brackets and commas are dropped:
+# `assert (` alone (the first line of a multi-line assert) says nothing of its test
+ASSERT_WRAPPING = re.compile(r"^\s*(?:assert\b)?[\s(]*|[\s,(]*$")
+
+
+def _source_under(lines: list[str], number: int) -> str:
+    """The source line Python printed under the frame at `number`: the next line, when it is
+    not another frame, an exception line or a log record."""
+    following = lines[number + 1] if number + 1 < len(lines) else ""
+    if (not following.strip() or FRAME.search(following) or EXCEPTION_LINE.search(following)
+            or POSITION_MARKER.match(following) or CHAINED.search(following) or not following[:1].isspace()):
+        return ""
+    return following.strip()
+
+
+def _assert_test(source: str) -> str:
+    """The test an assert's printed source line shows (`assert x == 1` or a multi-line assert's
+    `self.page_size == 1`), "" when the line shows none of it."""
+    test = ASSERT_WRAPPING.sub("", source)
+    return test if any(c.isalnum() for c in test) else ""
 
 
 def _library(frame: _Frame) -> bool:
@@ -798,10 +856,13 @@ def _score(registry: ErrorRegistry, hit: tuple[int, int, int], paste: _Paste, ve
     # multi-line message on the next lines, the exception named on the line, the user's
     # release, a component the paste names, a message recent releases still have, and the
     # later line (the final error of a traceback).
+    # The speculative-decoding runners run only with speculative decoding on: when the paste never
+    # names it, their copy of a text (`Capture cuda graph failed`) is less likely than the main runner's.
+    unnamed_feature = path.startswith(SPECULATIVE_PATH) and not paste.names_speculative
     return (path in paste.frame_paths, (path, function) in paste.frame_functions,
             not path.startswith(SECONDARY_PATHS), SEVERITY.get(exception, SEVERITY.get(kind, 0)), literal,
             continued, names_exception, in_version, len(registry.path_words(number) & paste.words),
-            newest_release, line_number)  # fmt: skip
+            not unnamed_feature, newest_release, line_number, -number)  # fmt: skip
 
 
 def _bare_assert_origin(registry: ErrorRegistry, paste: _Paste, version: str | None) -> Origin | None:
@@ -817,18 +878,24 @@ def _bare_assert_origin(registry: ErrorRegistry, paste: _Paste, version: str | N
         if frames and frames[-1].path:
             path, function = frames[-1].path, frames[-1].function
             site = registry.site_in(path, function) if "Assert" in line else None
+            # the source line Python printed under the innermost frame is the assert that failed
+            # (a multi-line assert shows only the line it stopped on: `self.page_size == 1`)
+            printed = stated.group(1) if stated else _assert_test(frames[-1].source) if "Assert" in line else ""
             if site is not None:
                 found = registry.origin(site, line.strip(), version, 0)
                 # the registry keeps one bare assert per function: its condition may be another
                 # assert's, while the user's traceback shows which one failed
-                return replace(found, condition=stated.group(1), context=stated.group(0).strip(), line=0) \
-                    if stated else found
+                if printed:
+                    return replace(found, condition=printed, context=frames[-1].source or stated.group(0).strip(), line=0)
+                asserts = registry.asserts_in(path, function)
+                # several asserts and nothing says which: name the function, not one of them
+                return replace(found, condition="", context="", line=0, asserts=asserts) if asserts > 1 else found
             root = path.split("/")[0]
             return Origin(is_sglang=True, package=SGLANG_PACKAGES[root], matched_line=line.strip(),
                           module=path[:-3].replace("/", ".").removesuffix(".__init__"), path=path,
                           function=registry.qualified_function(function), kind="assert" if "Assert" in line else "raise",
                           exception=exception.group(1).split(".")[-1], user_version=version,
-                          condition=stated.group(1) if stated else "")
+                          condition=printed)
         return None
     return None
 
@@ -873,14 +940,17 @@ def foreign_origin(lines: list[str]) -> Origin | None:
 
 
 def match_origin(
-    lines: str | Iterable[str], version: str | None = None, registry: ErrorRegistry | None = None
+    lines: str | Iterable[str], version: str | None = None, registry: ErrorRegistry | None = None,
+    context: str = "",
 ) -> Origin | None:
-    """The origin of the user's error lines: an SGLang message site, another library, or None."""
+    """The origin of the user's error lines: an SGLang message site, another library, or None.
+    `context` (the rest of the paste: the user's words, the launch command) is read only for the
+    components and features it names, which choose among copies of one text."""
     lines = _as_lines(lines)
     if not lines:
         return None
     registry = registry or ErrorRegistry.load()
-    paste = _Paste(lines)
+    paste = _Paste(lines, context)
     hits = [
         hit
         for hit in registry.find(lines)
@@ -930,7 +1000,11 @@ def match_origin(
             return (registry.paths[row[registry.col["path"]]], function) in paste.frame_functions
 
         told = framed(best)
-        same_text = sum(1 for hit in hits if hit[2] == best[2] and hit[0] != best[0] and hit[1] == best[1]
-                        and not (told and not framed(hit)))
-        return registry.origin(best[0], lines[best[1]].strip(), version, same_text)
+        others = {hit[0] for hit in hits if hit[2] == best[2] and hit[0] != best[0] and hit[1] == best[1]
+                  and not (told and not framed(hit))}
+        found = registry.origin(best[0], lines[best[1]].strip(), version, len(others))
+        if not others:
+            return found
+        releases = set(found.releases).union(*(registry.release_names(number) for number in others))
+        return replace(found, text_releases=tuple(sorted(releases, key=Version)))
     return _bare_assert_origin(registry, paste, version) or foreign_origin(lines)

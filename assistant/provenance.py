@@ -22,9 +22,9 @@ from dataclasses import replace
 from assistant.components import components_in
 from assistant.deps import RUNTIME_EXTRA, DependencyAdvice, dependency_advice
 from assistant.environment import named_programs
-from assistant.origin import Origin, match_origin
+from assistant.origin import EXCEPTION_LINE, Origin, match_origin
 from assistant.paste_cache import per_analysis
-from assistant.release_range import dated_environment, message_range, module_of, release_range
+from assistant.release_range import dated_environment, message_range, module_of, release_range, source_checkout
 from assistant.symbols import ARCHITECTURE_UNSUPPORTED, SymbolHistory, symbol_history
 from assistant.trace import HANDLED_RE, Analysis
 from assistant.wording import Sentence, in_language
@@ -56,7 +56,36 @@ def root_error_lines(analysis: Analysis) -> list[str]:
     if not roots:
         return []
     frames = [f'  File "{path}", line 1, in {function}' for path, function in analysis.failure_sites]
+    # Python prints the failing statement under the innermost frame: for a bare AssertionError it
+    # is the one thing that says which assert failed (other source lines are code, not messages)
+    source = innermost_source(analysis) if any(BARE_ASSERTION.match(root) for root in roots) else ""
+    if source:
+        frames.append(f"    {source}")
     return frames + roots
+
+
+EXCEPTION_NAME = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)\b")
+BARE_ASSERTION = re.compile(r"^\s*(?:[\w.]+\.)?AssertionError\s*:?\s*$")
+# a traceback frame line as Python prints it (the path and the function are what it names)
+FRAME_LINE = re.compile(r'File "([^"]+)", line [^,]+, in ([\w.<>]+)')
+
+
+def innermost_source(analysis: Analysis) -> str:
+    """The source line Python printed under the failing traceback's innermost frame (the failing
+    statement: which of a function's asserts failed), "" when the paste does not show it."""
+    if not analysis.failure_sites or not analysis.source_lines:
+        return ""
+    path, function = analysis.failure_sites[-1]
+    lines = analysis.masked_lines
+    for number in range(len(lines) - 2, -1, -1):
+        frame = FRAME_LINE.search(analysis.original(lines[number]))
+        if frame and frame.group(1) == path and frame.group(2) == function:
+            following = analysis.original(lines[number + 1]).strip()
+            # the exception line itself is no source line, even where the reader filed it as one
+            printed = (lines[number + 1] in analysis.source_lines and not EXCEPTION_NAME.match(following)
+                       and not EXCEPTION_LINE.search(following))
+            return following if printed else ""
+    return ""
 
 
 def _exception_prose(analysis: Analysis) -> list[str]:
@@ -65,12 +94,21 @@ def _exception_prose(analysis: Analysis) -> list[str]:
     return [line for line in lines if EXCEPTION_START.match(line)][:MAX_ROOT_LINES]
 
 
+MAX_CONTEXT_LINES = 400   # lines of the paste read for the components it names
+
+
+def paste_context(analysis: Analysis) -> str:
+    """The user's words and the paste's other lines (the launch command, the server's arguments):
+    what components and features they name chooses among SGLang's copies of one error text."""
+    return "\n".join((analysis.question, *(analysis.original(line) for line in analysis.masked_lines[:MAX_CONTEXT_LINES])))
+
+
 def _origin(analysis: Analysis) -> Origin | None:
     lines = root_error_lines(analysis)
     if not lines:
         return None
     try:
-        origin = match_origin(lines, analysis.environment.sglang_version)
+        origin = match_origin(lines, analysis.environment.sglang_version, context=paste_context(analysis))
     except (OSError, ValueError):
         return None   # no registry built (a stripped install): the answer stands without it
     if (origin is not None and origin.is_sglang and analysis.from_other_program and not analysis.sglang_frames
@@ -142,7 +180,9 @@ def _symbol(analysis: Analysis) -> SymbolHistory | None:
     except (OSError, ValueError, KeyError):
         return None   # no symbol registry (a stripped install): the answer stands without it
     if history is not None and analysis.failure_sites:
-        history = replace(history, sglang_calls=module_of(analysis.failure_sites[-1][0]) is not None)
+        innermost = analysis.failure_sites[-1][0]
+        history = replace(history, sglang_calls=module_of(innermost) is not None,
+                          checkout=source_checkout(innermost) or "")
     return history
 
 
@@ -189,6 +229,7 @@ def origin_json(origin: Origin | None) -> dict | None:
             "releases": list(origin.releases), "first_release": origin.first_release,
             "last_release": origin.last_release, "user_version": origin.user_version,
             "in_user_version": origin.in_user_version, "alternatives": origin.alternatives,
+            "asserts": origin.asserts,
             "citation": origin_citation(origin), "summary": origin_headline(origin)}
 
 
@@ -312,6 +353,11 @@ def origin_lines(origin: Origin, language: str = "en", dated: Sentence | None = 
     elif origin.package == "sglang" and not origin.user_version:
         lines.append(dated or Sentence("your SGLang version is not in the paste (add `python3 -m sglang.check_env`)",
                               "你贴的内容里没有 SGLang 版本（请附上 `python3 -m sglang.check_env` 的输出）"))
+    if origin.kind == "assert" and origin.asserts > 1 and not origin.condition:
+        lines.append(Sentence(f"{CONDITION_PREFIX[0]}one of its {origin.asserts} asserts; the source line Python "
+                              "prints under that frame of the traceback says which",
+                              f"{CONDITION_PREFIX[1]}它的 {origin.asserts} 个断言之一；调用栈里这一帧下面 Python "
+                              "打印的源码行能说明是哪一个"))
     if origin.alternatives:
         lines.append(Sentence(f"the same text is emitted at {origin.alternatives} other place(s); a traceback "
                               "frame would tell which",
@@ -420,7 +466,8 @@ def paste_releases(analysis: Analysis) -> tuple:
     says anything."""
     frames = release_range(analysis.sglang_frames)
     origin = paste_origin(analysis)
-    said = message_range(origin.releases) if origin is not None and origin.is_sglang else None
+    # a text several sites emit dates the run only by all of their releases
+    said = message_range(origin.text_releases or origin.releases) if origin is not None and origin.is_sglang else None
     if frames is None:
         return said, ("message" if said else None)
     narrowed = frames.narrowed(said)

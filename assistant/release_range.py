@@ -208,6 +208,23 @@ def module_of(path: str) -> str | None:
     return ".".join(parts)
 
 
+# SGLang's repository layout: the package lives in <repo>/python/sglang/, so a frame there (not
+# under site-packages) runs a git checkout (`pip install -e python`), one commit of the repository
+CHECKOUT_DIR = re.compile(r"^(.*?)[/\\]python[/\\]sglang[/\\]")
+INSTALLED_DIR = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+
+
+def source_checkout(path: str) -> str | None:
+    """The repository directory of an SGLang source checkout a frame's file is in
+    ("/sgl-workspace/sglang/python/sglang/srt/x.py" -> "/sgl-workspace/sglang"), None for an
+    installed wheel or a path that shows no checkout."""
+    path = path.strip()
+    if INSTALLED_DIR.search(path):
+        return None
+    match = CHECKOUT_DIR.match(path)
+    return (match.group(1) or "/") if match else None
+
+
 @lru_cache(maxsize=1024)
 def release_range(frames: tuple[tuple[str, str], ...], path: Path = DEFAULT_PATH) -> ReleaseRange | None:
     """The releases that every known SGLang frame ((file, function) pairs) exists in; None when

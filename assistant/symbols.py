@@ -248,6 +248,9 @@ class SymbolHistory:
     # who asks for the name: True when the innermost frame is SGLang's own code, False when it is
     # another program's, None when the paste shows no frame (then the answer must not guess)
     sglang_calls: bool | None = None
+    # the git checkout SGLang's frames run from (/sgl-workspace/sglang), "" for an installed wheel:
+    # a checkout is one development commit, often between two releases, not a mix of two
+    checkout: str = ""
 
     def summary(self) -> Sentence:
         """One sentence: which releases have it (with its Chinese version)."""
@@ -358,6 +361,8 @@ class SymbolHistory:
             return Sentence("Look for the release whose code no longer asks for it: the fix above when an entry "
                             "matched, else SGLang's issues for this error line.",
                             "找一个调用代码不再用它的版本：匹配到条目时按上面的修复步骤，否则用这行报错去搜 SGLang 的 issue。")
+        if self.sglang_calls and self.checkout and fitting:
+            return self._checkout_advice()
         if self.sglang_calls:
             # SGLang's own code asks for a name other releases have: files of two releases in one install
             caller = "or, since SGLang's own code asks for it, reinstall SGLang whole: the install mixes two releases' files"
@@ -384,6 +389,23 @@ class SymbolHistory:
         which = ("does not require it", "不需要它") if self.required else ("has it", "有它")
         return Sentence(f"Install a release that {which[0]}, the newest being {newest}: `{install}`, {caller}.",
                         f"装一个{which[1]}的版本，最新的是 {newest}：`{install}`，{caller_zh}。")
+
+    def _checkout_advice(self) -> Sentence:
+        """SGLang's own code, run from a source checkout, asks for what only some releases have: the
+        checkout is a development commit before (or after) those releases, not a mixed install."""
+        fitting, newest = self.fitting_releases, self.fitting_releases[-1]
+        if newest == self.registry_releases[-1]:
+            when, when_zh = f"older than {fitting[0]}, the first release that has it", f"比第一个有它的版本 {fitting[0]} 旧"
+        else:
+            when, when_zh = f"newer than {newest}, the last release that has it", f"比最后一个有它的版本 {newest} 新"
+        install = f'pip install "sglang=={newest}"'
+        return Sentence(f"Your SGLang runs from a source checkout (`{self.checkout}`), one development commit "
+                        f"rather than a release: it is likely {when}, not an install that mixes two releases' "
+                        f"files. Update the checkout (`git pull`, then `pip install -e python`) or install a "
+                        f"release that has it, the newest being {newest}: `{install}`.",
+                        f"你的 SGLang 是从源码仓库（`{self.checkout}`）运行的，是某个开发中的提交而不是正式版本："
+                        f"它很可能{when_zh}，并不是安装里混了两个版本的文件。请更新仓库（`git pull`，再 "
+                        f"`pip install -e python`），或装一个有它的版本，最新的是 {newest}：`{install}`。")
 
     def user_version_fits(self) -> bool:
         if self.in_user_version is None:
