@@ -575,6 +575,8 @@ STEPS: dict[str, tuple[Sentence, ...]] = {
 }
 
 MAX_STEPS = 3
+# where a failure runs rather than what failed: an NPU, a ROCm GPU, a MUSA GPU
+PLATFORMS = frozenset({"ascend", "rocm", "musa"})
 FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
 
 
@@ -623,13 +625,18 @@ def steps_for(components, limit: int = MAX_STEPS, quiet_log: bool = False, known
         # a failure told beside the slowness ("初始化失败; with --disable-cuda-graph it starts, but slower"):
         # its error is the first thing to get, the slowness is the price of the workaround
         return ([missing] + steps if missing else steps)[:limit]
+    first = {}   # is a platform -> the steps of the first such component that has any
     for name in components:
-        steps = STEPS.get(name)
-        if steps:
-            own = [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in steps
-                   if step_fits(name, s, paste_text, gpu_archs, missing_package)]
-            if own:
-                return ([missing] + own if missing else own)[:limit]
+        own = [Sentence(f"[{name}] {s}", f"[{name}] {s.zh}") for s in STEPS.get(name, ())
+               if step_fits(name, s, paste_text, gpu_archs, missing_package)]
+        if own:
+            first.setdefault(name in PLATFORMS, own)
+    if first:
+        # the component that failed says what to try; the platform it failed on adds its first
+        # step (its driver and toolkit), not its whole list in place of the component's
+        component, platform = first.get(False, []), first.get(True, [])
+        own = component[:limit - 1] + platform[:1] if component and platform else component or platform
+        return ([missing] + own if missing else own)[:limit]
     request = None if request_shown else SHOW_A_LOGGED_REQUEST if "--log-requests" in user_flags else SHOW_A_REQUEST
     first_error = (missing or (QUIET_LOG if quiet_log else request if no_error_lines else GENERIC[1]))
     # what was cut off (the traceback's end, what was above a thread dump) is the one thing to go on

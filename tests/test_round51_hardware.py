@@ -45,6 +45,13 @@ def test_a_musa_runtime_function_makes_the_steps_musas_not_cudas(assistant):
     assert not any("flashinfer" in step or "nvidia-smi" in step for step in steps)
 
 
+def test_a_musa_capture_failure_keeps_the_capture_bisect_before_the_platform_step(assistant):
+    # the platform (MUSA) adds its driver step; it does not push out what to try for the failing part
+    steps = _steps(render_text(assistant.answer(MUSA_CAPTURE)))
+    assert steps[0].startswith("[cuda-graph]") and "--disable-cuda-graph" in steps[0]
+    assert steps[-1].startswith("[musa]")
+
+
 def test_a_v100_named_in_lower_case_is_the_users_gpu(assistant):
     answer = assistant.answer(LOWER_V100)
     text = render_text(answer)
