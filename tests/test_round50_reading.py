@@ -11,6 +11,7 @@ the pastes are made up in the shape of such reports."""
 from __future__ import annotations
 
 from assistant.render import render_text
+from tests.answer_text import next_steps as _steps
 
 AMD_PAGE_FAULT = """Our MI300X node crashed during a benchmark, this is all dmesg has:
 [Wed Apr  8 11:02:13 2026] amdgpu 0000:c1:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:169 vmid:2 pasid:32772)
@@ -52,11 +53,6 @@ def _root(text: str) -> str:
     """The line under "The root error as read from your paste:" ("" when the answer has none)."""
     marker = "The root error as read from your paste:"
     return text.split(marker, 1)[1].strip().splitlines()[0].strip() if marker in text else ""
-
-
-def _steps(text: str) -> list[str]:
-    block = text.split("Collect or try next:", 1)[1]
-    return [line[4:] for line in block.splitlines() if line.startswith("  - ")]
 
 
 def test_an_amdgpu_page_fault_in_the_kernel_log_is_the_root_error(assistant):

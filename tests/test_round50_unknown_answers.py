@@ -16,6 +16,7 @@ from assistant.kb import parse_entry
 from assistant.lead_answer import confirm_lines, is_message_line
 from assistant.render import render_text
 from assistant.retrieve import Hit
+from tests.answer_text import next_steps as _steps
 
 KB_ENTRIES = Path(__file__).resolve().parent.parent / "kb" / "entries"
 
@@ -52,13 +53,6 @@ GDN_INFO_LINES = """[2025-10-02 09:15:20 TP1] Load weight end. type=Qwen3NextFor
 [2025-10-02 09:15:21 TP0] Hybrid GDN model detected, disable radix cache
 [2025-10-02 09:15:21 TP0] Mamba Cache is allocated. conv_state size: 0.03GB, ssm_state size: 1.20GB
 """
-
-
-def _steps(text: str) -> list[str]:
-    """The answer's "Collect or try next" items, as the terminal shows them."""
-    marker = "Collect or try next:" if "Collect or try next:" in text else "接下来收集或尝试："
-    block = text.split(marker, 1)[1]
-    return [line[4:] for line in block.splitlines() if line.startswith("  - ")]
 
 
 def test_a_start_up_log_that_stops_without_an_error_asks_for_what_follows_its_last_line(assistant):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from assistant.failure_kind import kinds_in
 from assistant.render import render_text
+from tests.answer_text import next_steps as _steps
 
 # a start-up log that stops with no error; its one line close to an entry is a progress line, and
 # the installed release is older than the entry's range
@@ -34,11 +35,6 @@ python3 -m sglang.launch_server --model-path Qwen/Qwen3-0.6B --device npu --atte
 结果：初始化失败。加上 --disable-cuda-graph 后服务正常启动，/generate 可用，但性能下降。
 """
 ENTRY = "max-running-requests-reduced-below-requested"
-
-
-def _steps(text: str) -> list[str]:
-    marker = "Collect or try next:" if "Collect or try next:" in text else "接下来收集或尝试："
-    return [line[4:] for line in text.split(marker, 1)[1].splitlines() if line.startswith("  - ")]
 
 
 def test_an_entry_tied_only_by_a_line_away_from_the_failure_and_outside_its_releases_is_not_a_lead(assistant):

@@ -9,6 +9,7 @@ host-memory cases guard how a killed scheduler is read."""
 from __future__ import annotations
 
 from assistant.render import render_text
+from tests.answer_text import next_steps as _steps
 
 # a MUSA capture failure: no word "MUSA" on its own, only the runtime's function
 MUSA_CAPTURE = """Exception: Capture cuda graph failed: musaGraphInstantiate is not supported now!
@@ -25,13 +26,6 @@ CUDA kernel errors might be asynchronously reported at some other API call, so t
 NOT_A_CARD = """python3 -m sglang.launch_server --model-path /data/h100/Qwen3-8B --served-model-name qwen-a100-tuned
 RuntimeError: CUDA error: no kernel image is available for execution on the device
 """
-
-
-def _steps(text: str) -> list[str]:
-    """The answer's "Collect or try next" items, as the terminal shows them."""
-    marker = "Collect or try next:" if "Collect or try next:" in text else "接下来收集或尝试："
-    block = text.split(marker, 1)[1]
-    return [line[4:] for line in block.splitlines() if line.startswith("  - ")]
 
 
 def _detected(text: str) -> str:

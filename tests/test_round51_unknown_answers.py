@@ -19,6 +19,7 @@ from assistant.intent import is_question
 from assistant.lead_answer import confirm_symptom, is_message_line, specific_terms
 from assistant.render import render_text
 from assistant.retrieve import Hit
+from tests.answer_text import next_steps as _steps
 
 # a words-only report that the server does not start on an Ascend machine, nothing else pasted
 FAILS_TO_START = """Llama-3-70B failed to start on our Atlas 800I A2 box.
@@ -62,13 +63,6 @@ STILL_NEEDS_FLAG = """[Bug] sglang中使用 export SGLANG_NPU_FUSED_MOE_MODE=2 -
 export SGLANG_SET_CPU_AFFINITY=1
 export HCCL_BUFFSIZE=800
 """
-
-
-def _steps(text: str) -> list[str]:
-    """The answer's "Collect or try next" items, as the terminal shows them."""
-    marker = "Collect or try next:" if "Collect or try next:" in text else "接下来收集或尝试："
-    block = text.split(marker, 1)[1]
-    return [line[4:] for line in block.splitlines() if line.startswith("  - ")]
 
 
 def test_a_server_that_fails_to_start_is_asked_for_its_error_not_for_a_request(assistant):
