@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from assistant.case_steps import fitting_steps
 from assistant.commands import FLAG_RE, SGLANG_LAUNCH_RE, sglang_names
 from assistant.components import components_in, named_in_order, specific
-from assistant.decision import LEAD, PART_MATCH_REASON, UNKNOWN, specific_signatures, without_configuration
+from assistant.decision import LEAD, PART_MATCH_REASON, ROOT_KINDS, UNKNOWN, paste_kinds, specific_signatures, without_configuration
 from assistant.decision import failing_components as components_of
 from assistant.environment import named_programs, program_names
+from assistant.failure_kind import kinds_in
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic, specific_words
 from assistant.program_lines import program_signatures
@@ -133,7 +134,8 @@ def _module_of(path: str) -> str:
     return module.replace("/", ".") or path
 
 
-def confirm_lines(hit: Hit, user_flags: frozenset = frozenset(), paste_text: str = "") -> list[str]:
+def confirm_lines(hit: Hit, user_flags: frozenset = frozenset(), paste_text: str = "",
+                  closeness: "Closeness | None" = None) -> list[str]:
     """The hit's own specific error lines that the user's log does not show (yet): seeing one of
     them would make the lead the explanation. Only log lines: a symptom is a description, which a
     log never shows word for word (`confirm_symptom`). None when one of its own specific lines is
@@ -141,15 +143,35 @@ def confirm_lines(hit: Hit, user_flags: frozenset = frozenset(), paste_text: str
     A line about a flag the user never passed (`unrecognized arguments: --enable-reasoning`) is one
     reporter's case, not what would confirm theirs; nor is a line of another program than the one
     the paste comes from, when the entry ties its lines to programs (`assistant.program_lines`):
-    a GPUStack log never shows xinference's line."""
+    a GPUStack log never shows xinference's line. The lines closest to what the paste shows and
+    tells of come first (`Closeness`); the entry's own order breaks ties."""
     if own_line_shown(hit):
         return []
     programs = program_signatures(hit.meta, paste_text) if paste_text else None
     if programs is not None:
-        out = _confirm_from(hit, programs, user_flags)
+        out = _confirm_from(hit, programs, user_flags, closeness)
         if out:
             return out
-    return _confirm_from(hit, hit.meta.get("signatures") or (), user_flags)
+    return _confirm_from(hit, hit.meta.get("signatures") or (), user_flags, closeness)
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """What a paste shows and tells of, to order an entry's lines by: an entry about several
+    variants (an Ascend start-up failure: a missing `torch_npu`, an NPU OOM, a graph capture error)
+    lists them in no order of the user's, and the line offered as what would confirm it should be the
+    variant the paste is about. Terms: the specific terms of the paste (`specific_terms`); words:
+    the content words of its root error lines; kinds: the failure kinds it reports."""
+    terms: frozenset = frozenset()
+    words: frozenset = frozenset()
+    kinds: frozenset = frozenset()
+
+    def of(self, line: str) -> int:
+        """How many of the paste's terms, root-error words and failure kinds a line shares; a shared
+        term or kind counts double, as one names the variant where a word may not."""
+        words = {word for word in _content_words(" ".join(specific_words(line))) if len(word) > 3}
+        return (2 * len(specific_terms(line) & self.terms) + len(words & self.words)
+                + 2 * len(kinds_in(line) & self.kinds))
 
 
 # a source line an entry quotes from its traceback (`(sum_len, batch.gathered_buffer.shape[1]),`,
@@ -171,9 +193,9 @@ def is_message_line(line: str) -> bool:
                 or CODE_FRAGMENT_RE.search(line) or FRAME_SUMMARY_RE.match(line))
 
 
-def _confirm_from(hit: Hit, signatures, user_flags: frozenset) -> list[str]:
+def _confirm_from(hit: Hit, signatures, user_flags: frozenset, closeness: Closeness | None = None) -> list[str]:
     shown = {mask(line).lower() for line in hit.evidence}
-    out = []
+    candidates = []
     for line in signatures:
         line = " ".join(str(line).split())
         masked = mask(line).lower()
@@ -181,6 +203,11 @@ def _confirm_from(hit: Hit, signatures, user_flags: frozenset) -> list[str]:
             continue
         if any(flag not in user_flags for flag in FLAG_RE.findall(line)):
             continue
+        candidates.append((line, masked))
+    if closeness is not None:
+        candidates.sort(key=lambda pair: -closeness.of(pair[0]))   # stable: the entry's order on a tie
+    out = []
+    for line, masked in candidates:
         if any(masked in mask(kept).lower() or mask(kept).lower() in masked for kept in out):
             continue   # the same line with and without its exception class: one is enough
         out.append(line)
@@ -582,19 +609,24 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
         told = " ".join((analysis.question, *(line for line in analysis.plain_lines if line not in analysis.logged_lines),
                          *(e.text for e in analysis.errors[:20] if tells_of_failure(e))))
         paste_text = " ".join((analysis.question, *analysis.plain_lines, *(e.text for e in analysis.errors[:20])))
-        confirm = [] if decision.described else confirm_lines(retrieval.hits[0], frozenset(
-            flag for text in (*analysis.user_names, *analysis.environment.flags) for flag in FLAG_RE.findall(text)),
-            paste_text)
-        what = say(UNIT_KINDS.get(top.kind, ("document", "文档")))
-        diagnosis = say((f"Not confirmed: the closest known problem is the {what} {_quoted_en(top.title)} "
-                         f"({_reference(top)}), but it does not fit your log well enough to be the fix.",
-                         f"未确认：最接近的已知问题是{what}“{top.title_zh or top.title}”（{_reference(top)}），"
-                         "但它和你的日志不够吻合，不能当作修复方法。"))
         # what the paste says, without the traceback's frames and source lines: where a call passed
         # (`capture_one_batch_size`, `run_once`) is the same in every variant of a failure there
         said_text = " ".join((analysis.question, *analysis.environment.flags, *analysis.user_names,
                               *(line for line in analysis.plain_lines if not _frame_or_source(line, analysis)),
                               *(e.text for e in analysis.errors[:20])))
+        roots = [e.text for e in analysis.errors if e.kind in ROOT_KINDS][:3]
+        closeness = Closeness(frozenset(specific_terms(said_text)),
+                              frozenset(word for line in roots for word in _content_words(" ".join(specific_words(line)))
+                                        if len(word) > 3),
+                              paste_kinds(analysis))
+        confirm = [] if decision.described else confirm_lines(retrieval.hits[0], frozenset(
+            flag for text in (*analysis.user_names, *analysis.environment.flags) for flag in FLAG_RE.findall(text)),
+            paste_text, closeness)
+        what = say(UNIT_KINDS.get(top.kind, ("document", "文档")))
+        diagnosis = say((f"Not confirmed: the closest known problem is the {what} {_quoted_en(top.title)} "
+                         f"({_reference(top)}), but it does not fit your log well enough to be the fix.",
+                         f"未确认：最接近的已知问题是{what}“{top.title_zh or top.title}”（{_reference(top)}），"
+                         "但它和你的日志不够吻合，不能当作修复方法。"))
         error_lines = tuple(e.text for e in analysis.errors[:20] if not tells_of_failure(e))
         symptom = (confirm_symptom(retrieval.hits[0], words=told, paste=said_text, error_lines=error_lines)
                    if not confirm and (decision.described or not own_line_shown(retrieval.hits[0])) else None)

@@ -1,7 +1,7 @@
 """CPython's own messages for its built-in exceptions, which users quote without the class name.
 
 `'NoneType' object has no attribute 'schema_'`, `f() got an unexpected keyword argument 'x'`,
-`list index out of range`: the interpreter prints the same words for every such error anywhere.
+`list index out of range`, `module 'transformers' has no attribute 'X'`: the interpreter prints the same words for every such error anywhere.
 The trace reader (`assistant.trace`) reads a line quoting one as an exception even without its
 class; the origin matcher (`assistant.origin`) does not name an SGLang site for a template whose
 only literal words are these. Imports only the stdlib.
@@ -20,7 +20,10 @@ PYTHON_MESSAGE_RE = re.compile(
     r"\bcannot import name '[\w.]+' from '|\b(?:list|tuple|string) index out of range\b|"
     r"\bunsupported operand type\(s\) for |\b(?:not enough|too many) values to unpack \(expected \d+|"
     r"\bobject of type '\w+' has no len\(\)|\bcan only concatenate \w+ \(not \"\w+\"\) to \w+|"
-    r"\binvalid literal for int\(\) with base \d+")
+    r"\binvalid literal for int\(\) with base \d+|"
+    # a module's missing name (CPython's Objects/moduleobject.c), also mid-import in a cycle
+    r"\b(?:partially initialized )?module '[\w.]+'(?: from '[^']*')? has no attribute '|"
+    r"\bcannot access submodule '[\w.]+' of module '")
 _WORD_RE = re.compile(r"[a-z]+")
 
 
