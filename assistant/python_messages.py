@@ -1,7 +1,8 @@
 """CPython's own messages for its built-in exceptions, which users quote without the class name.
 
 `'NoneType' object has no attribute 'schema_'`, `f() got an unexpected keyword argument 'x'`,
-`list index out of range`, `module 'transformers' has no attribute 'X'`: the interpreter prints the same words for every such error anywhere.
+`list index out of range`, `module 'transformers' has no attribute 'X'`: the interpreter prints the
+same words for every such error anywhere.
 The trace reader (`assistant.trace`) reads a line quoting one as an exception even without its
 class; the origin matcher (`assistant.origin`) does not name an SGLang site for a template whose
 only literal words are these. Imports only the stdlib.
