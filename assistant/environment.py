@@ -70,13 +70,13 @@ IMAGE_GPU_RE = re.compile(r"(?:lmsysorg|rocm)/(?:sglang|sgl-dev)[\w-]*:[\w.-]*-(
 # a GPU named in a sentence with no GPU word: "on A800.", "8*H20", "在H20上面"
 ON_GPU_RE = re.compile(r"(?:\b(?:on|with|using|across)\s+(?:an?\s+|one\s+|two\s+|four\s+|eight\s+)?|"
                        r"\d\s?[*×x]\s?|[在用]\s?)$", re.I)
-# a consumer card counted in Chinese without its "RTX": "两张 4090"
-# (or by its number of cards: "双卡3090", "4卡4090")
 # a data-center card a user types in lower case in their words ("启动后v100无法解析", "on a100"): only
 # names no other word, path or model name ends or starts with (`/data/h100/`, `ckpt_v100`,
 # `llama-a100-tuned`, `api/v100` are not cards)
 # (ASCII letters and digits only: a Chinese word stands right against the name)
 LOWER_CASE_GPU_RE = re.compile(r"(?<![A-Za-z0-9_#/.\-])(v100|a100|a800|h100|h800|h200)(?![A-Za-z0-9_/\-]|\.[A-Za-z0-9])")
+# a consumer card counted in Chinese without its "RTX": "两张 4090"
+# (or by its number of cards: "双卡3090", "4卡4090")
 COUNTED_CARD_RE = re.compile(r"(?:(?:\d+|[一两二三四五六七八九十])\s?[张块台]|(?:\d+|[单双两一二三四五六七八九十])\s?卡)"
                              r"\s?(?:RTX\s?)?([2345]0[5-9]0(?:\s?Ti)?)(?!\d)")
 # a model name's active-parameter part (`Qwen3-235B-A22B`, `Qwen3-30B-A3B`): not an A-series GPU.

@@ -155,6 +155,11 @@ def confirm_lines(hit: Hit, user_flags: frozenset = frozenset(), paste_text: str
     return _confirm_from(hit, hit.meta.get("signatures") or (), user_flags, closeness)
 
 
+def message_words(line: str) -> frozenset[str]:
+    """The content words of an error line beyond its generic phrases, longer than three letters."""
+    return frozenset(word for word in _content_words(" ".join(specific_words(line))) if len(word) > 3)
+
+
 @dataclass(frozen=True)
 class Closeness:
     """What a paste shows and tells of, to order an entry's lines by: an entry about several
@@ -169,8 +174,7 @@ class Closeness:
     def of(self, line: str) -> int:
         """How many of the paste's terms, root-error words and failure kinds a line shares; a shared
         term or kind counts double, as one names the variant where a word may not."""
-        words = {word for word in _content_words(" ".join(specific_words(line))) if len(word) > 3}
-        return (2 * len(specific_terms(line) & self.terms) + len(words & self.words)
+        return (2 * len(specific_terms(line) & self.terms) + len(message_words(line) & self.words)
                 + 2 * len(kinds_in(line) & self.kinds))
 
 
@@ -616,8 +620,7 @@ def not_confirmed(retrieval: Retrieval, matches: list, registry=None, language: 
                               *(e.text for e in analysis.errors[:20])))
         roots = [e.text for e in analysis.errors if e.kind in ROOT_KINDS][:3]
         closeness = Closeness(frozenset(specific_terms(said_text)),
-                              frozenset(word for line in roots for word in _content_words(" ".join(specific_words(line)))
-                                        if len(word) > 3),
+                              frozenset(word for line in roots for word in message_words(line)),
                               paste_kinds(analysis))
         confirm = [] if decision.described else confirm_lines(retrieval.hits[0], frozenset(
             flag for text in (*analysis.user_names, *analysis.environment.flags) for flag in FLAG_RE.findall(text)),

@@ -121,6 +121,8 @@ BUSY_ON = {
 def slow_steps(hardware: str | None = None) -> list[Sentence]:
     """The steps for a slow server, with the utilisation check of the hardware it runs on."""
     return [*SLOW_STEPS[:2], BUSY_ON.get(hardware or "", SLOW_STEPS[2])]
+
+
 # for wrong output the paste shows no error for: with the request that shows it, the change that
 # makes the answer right says where it goes wrong (a component's logs and connectivity checks
 # are for errors, and the report has none)
@@ -214,7 +216,7 @@ TELLS_OF_ERROR_RE = re.compile(r"\b(?:errors?|exceptions?|traceback|fail(?:s|ed|
                                r"起不来|跑不起来|拉不起来|启动不了|无法启动|不能启动|启动不起来", re.I)
 # an error the user quotes in their own words, with no log line of it ("运行后报错 assert cuda_home is not
 # None", "it fails with KeyError: 'model.embed_tokens'"): its traceback is what is missing, not the error
-QUOTED_ERROR_RE = re.compile(r"\bassert\s+[^，。,;\n]{3,80}?(?=\s*(?:[，。,;]|怎么|如何|怎样|what|how|$))|"
+ERROR_IN_WORDS_RE = re.compile(r"\bassert\s+[^，。,;\n]{3,80}?(?=\s*(?:[，。,;]|怎么|如何|怎样|what|how|$))|"
                              r"\b[A-Z]\w*(?:Error|Exception)\b(?::\s*[^，。\n]{0,80}?(?=\s*(?:[，。]|怎么|如何|$)))?")
 _QUOTED = ("The whole error: your words quote it (`{quoted}`), but the paste has no traceback or log line of it; "
            "paste the traceback down to that line and the 30 lines before it (`grep -n -m1 -B30 -F '{grep}' server.log`).",
@@ -223,8 +225,8 @@ _QUOTED = ("The whole error: your words quote it (`{quoted}`), but the paste has
 
 
 def quoted_error(words: str) -> str | None:
-    """The error the user's words quote (`QUOTED_ERROR_RE`), as written, or None."""
-    match = QUOTED_ERROR_RE.search(words)
+    """The error the user's words quote (`ERROR_IN_WORDS_RE`), as written, or None."""
+    match = ERROR_IN_WORDS_RE.search(words)
     return " ".join(match.group(0).split()).strip(" :：") if match else None
 
 
@@ -237,6 +239,8 @@ def paste_the_error(words: str) -> Sentence:
     quoted = quoted.replace("`", "'")
     grep = quoted.split(":")[0].replace("'", "")[:40]
     return Sentence(_QUOTED[0].format(quoted=quoted, grep=grep), _QUOTED[1].format(quoted=quoted, grep=grep))
+
+
 # the user's words say the log holds no error ("no errors or warnings in the log", "日志里没有报错")
 QUIET_LOG_RE = re.compile(r"\bno (?:errors?|exceptions?|warnings?|traceback)\b|"
                           # "SGLang does not output any error logs", "it never prints an exception"
