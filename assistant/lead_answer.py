@@ -30,6 +30,7 @@ from assistant.failure_kind import kinds_in
 from assistant.flag_reference import FlagReference, flags_for_question
 from assistant.generic_lines import is_generic, specific_words
 from assistant.program_lines import program_signatures
+from assistant.release_range import CHECKOUT_PACKAGE_RE
 from assistant.gpu_arch import paste_archs
 from assistant.next_steps import (BUILD_RE, MISSING_PACKAGE_RE, QUIET_LOG_RE, TRACEBACK_END, environment_step,
                                   for_version, next_for_kind, shows_a_request, steps_for)
@@ -110,8 +111,6 @@ def _function_name(function: str) -> str | None:
     return None if function.startswith("<") else function   # `<module>`, `<lambda>`: no name to search for
 
 
-# the package directory of an SGLang project's source checkout: <repo>/python/<package>/...
-CHECKOUT_RE = re.compile(r".*/python/((?:sglang|sgl_jax|sgl_kernel|sglang_router)/)")
 PACKAGE_PATH_RE = re.compile(r"(?:sglang|sgl_jax|sgl_kernel|sglang_router)/")
 
 
@@ -121,9 +120,9 @@ def _module_of(path: str) -> str:
     for root in PACKAGE_ROOTS:
         if root in path:
             relative = path.rsplit(root, 1)[1]
-    checkout = CHECKOUT_RE.search(path) if relative is None else None
+    checkout = CHECKOUT_PACKAGE_RE.match(path) if relative is None else None
     if checkout:   # a source checkout (/sgl-workspace/sglang/python/sglang, sglang-jax/python/sgl_jax)
-        relative = path[checkout.start(1):]
+        relative = path[checkout.start(2):]
     elif relative is None and PACKAGE_PATH_RE.match(path):
         relative = path   # a path printed relative to the package's parent (`sglang/srt/server_args.py`)
     if relative is None and "/lib/python3" in path:   # the standard library (/usr/lib/python3.10/runpy.py)

@@ -30,7 +30,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -716,7 +716,7 @@ class _Paste:
         self.frame_functions = {(frame.path, frame.function) for frame in self.frames if frame.path}
         self._words: set[str] | None = None
 
-    @property
+    @cached_property
     def names_speculative(self) -> bool:
         return any(SPECULATIVE_WORDS.search(line) for line in self.lines) or bool(SPECULATIVE_WORDS.search(self.context))
 

@@ -208,9 +208,10 @@ def module_of(path: str) -> str | None:
     return ".".join(parts)
 
 
-# SGLang's repository layout: the package lives in <repo>/python/sglang/, so a frame there (not
-# under site-packages) runs a git checkout (`pip install -e python`), one commit of the repository
-CHECKOUT_DIR = re.compile(r"^(.*?)[/\\]python[/\\]sglang[/\\]")
+# the layout of SGLang's repositories: each package lives in <repo>/python/<package>/ (sglang,
+# sgl_jax, sgl_kernel, sglang_router), so a frame there (not under site-packages) runs a git
+# checkout (`pip install -e python`), one commit of the repository
+CHECKOUT_PACKAGE_RE = re.compile(r"^(.*?)[/\\]python[/\\]((?:sglang|sgl_jax|sgl_kernel|sglang_router)[/\\])")
 INSTALLED_DIR = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
 
 
@@ -221,8 +222,8 @@ def source_checkout(path: str) -> str | None:
     path = path.strip()
     if INSTALLED_DIR.search(path):
         return None
-    match = CHECKOUT_DIR.match(path)
-    return (match.group(1) or "/") if match else None
+    match = CHECKOUT_PACKAGE_RE.match(path)
+    return (match.group(1) or "/") if match and match.group(2)[:-1] == "sglang" else None
 
 
 @lru_cache(maxsize=1024)

@@ -84,10 +84,15 @@ def test_a_paste_that_enables_speculative_decoding_keeps_the_speculative_runner_
     assert "sglang.srt.speculative." in shown.splitlines()[0]
 
 
-def test_a_source_checkout_is_not_called_a_mixed_install():
-    history = paste_symbol(analyze(PIECEWISE_ATTRIBUTE.format(root="/home/dev/repos/sglang/python")))
+def _symbol_note(root: str) -> str:
+    """The symbol note of the piecewise-graph attribute paste with SGLang's files under `root`."""
+    history = paste_symbol(analyze(PIECEWISE_ATTRIBUTE.format(root=root)))
     assert history is not None
-    text = str(symbol_sentence(history))
+    return str(symbol_sentence(history))
+
+
+def test_a_source_checkout_is_not_called_a_mixed_install():
+    text = _symbol_note("/home/dev/repos/sglang/python")
     assert "has the attribute `num_tokens` from SGLang 0.5.14 on" in text
     assert "the install mixes two releases' files" not in text
     assert "source checkout (`/home/dev/repos/sglang`)" in text
@@ -95,9 +100,7 @@ def test_a_source_checkout_is_not_called_a_mixed_install():
 
 
 def test_an_installed_wheel_whose_own_code_asks_for_a_newer_name_is_still_a_mixed_install():
-    history = paste_symbol(analyze(PIECEWISE_ATTRIBUTE.format(root="/usr/local/lib/python3.12/dist-packages")))
-    assert history is not None
-    text = str(symbol_sentence(history))
+    text = _symbol_note("/usr/local/lib/python3.12/dist-packages")
     assert "the install mixes two releases' files" in text
     assert "source checkout" not in text
 
